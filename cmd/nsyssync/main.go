@@ -1,0 +1,46 @@
+// Command nsyssync finds where the CPU blocked on the GPU in Nsight Systems
+// SQLite exports, and reports each sync with its evidence.
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+)
+
+// Exit codes.
+const (
+	exitOK    = 0
+	exitError = 1 // an input could not be analysed
+	exitUsage = 2 // bad flags or arguments
+)
+
+var version = "dev"
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// run executes the command line and returns the exit code.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	root := newRootCmd(stdout, stderr)
+	root.SetArgs(args)
+	if err := root.ExecuteContext(ctx); err != nil {
+		if ec, ok := err.(*exitErr); ok {
+			return ec.code
+		}
+		fmt.Fprintf(stderr, "nsyssync: %v\n", err)
+		return exitUsage
+	}
+	return exitOK
+}
+
+// exitErr carries a non-zero exit code once the errors were printed.
+type exitErr struct{ code int }
+
+func (e *exitErr) Error() string { return fmt.Sprintf("exit %d", e.code) }

@@ -1,0 +1,184 @@
+package report
+
+import (
+	"encoding/json"
+	"io"
+	"strconv"
+
+	"github.com/nsyssync/nsyssync/trace"
+)
+
+// SchemaVersion names the JSON contract.
+const SchemaVersion = "nsyssync/v1"
+
+// Document is the JSON output contract (DESIGN.md); fields are only ever
+// added.
+type Document struct {
+	Schema string     `json:"schema"`
+	Trace  TraceInfo  `json:"trace"`
+	Totals Totals     `json:"totals"`
+	Sites  []SiteJSON `json:"sites"`
+	Syncs  []SyncJSON `json:"syncs"`
+	Notes  []string   `json:"warnings,omitempty"`
+}
+
+// TraceInfo describes the analysed export.
+type TraceInfo struct {
+	Path          string     `json:"path"`
+	NsysVersion   string     `json:"nsys_version"`
+	SchemaVersion string     `json:"export_schema_version,omitempty"`
+	GPU           string     `json:"gpu"`
+	Region        RegionJSON `json:"region"`
+}
+
+// RegionJSON is the analysed time region.
+type RegionJSON struct {
+	Name        string `json:"name"`
+	StartNs     int64  `json:"start_ns"`
+	EndNs       int64  `json:"end_ns"`
+	DurationNs  int64  `json:"duration_ns"`
+	Occurrences int    `json:"occurrences"`
+}
+
+// Totals sums the region.
+type Totals struct {
+	Syncs                    int     `json:"syncs"`
+	BlockedNs                int64   `json:"blocked_ns"`
+	EstimatedSavingsNs       int64   `json:"estimated_savings_ns"`
+	EstimatedSavingsFraction float64 `json:"estimated_savings_fraction"`
+	FalseDependencySavingsNs int64   `json:"false_dependency_savings_ns"`
+}
+
+// SiteJSON is one site of the contract.
+type SiteJSON struct {
+	ID                       string       `json:"id"`
+	APIs                     []string     `json:"apis"`
+	Count                    int          `json:"count"`
+	BlockedNs                int64        `json:"blocked_ns"`
+	Dependency               string       `json:"dependency"`
+	Category                 string       `json:"category"`
+	Confidence               float64      `json:"confidence"`
+	Evidence                 []string     `json:"evidence"`
+	Location                 LocationJSON `json:"location"`
+	NVTX                     []string     `json:"nvtx"`
+	Fix                      string       `json:"fix"`
+	EstimatedSavingsNs       int64        `json:"estimated_savings_ns"`
+	EstimatedSavingsFraction float64      `json:"estimated_savings_fraction"`
+	Replay                   *ReplayJSON  `json:"replay"`
+}
+
+// LocationJSON is where a site is.
+type LocationJSON struct {
+	File     string   `json:"file,omitempty"`
+	Line     int64    `json:"line,omitempty"`
+	Function string   `json:"function,omitempty"`
+	Frames   []string `json:"frames"`
+}
+
+// ReplayJSON is a GPU replay's measurement; null until one ran.
+type ReplayJSON struct {
+	MeasuredSavingsNs int64  `json:"measured_savings_ns"`
+	GPU               string `json:"gpu"`
+}
+
+// SyncJSON is one host-blocking event of the inventory.
+type SyncJSON struct {
+	ID        string     `json:"id"`
+	Site      string     `json:"site"`
+	Kind      string     `json:"kind"`
+	Reason    string     `json:"reason"`
+	APIs      []string   `json:"apis"`
+	Pid       int64      `json:"pid"`
+	Tid       int64      `json:"tid"`
+	Thread    string     `json:"thread,omitempty"`
+	StartNs   int64      `json:"start_ns"`
+	EndNs     int64      `json:"end_ns"`
+	BlockedNs int64      `json:"blocked_ns"`
+	Scope     string     `json:"scope"`
+	Device    *int64     `json:"device"`
+	Stream    *int64     `json:"stream"`
+	Legacy    bool       `json:"legacy_stream,omitempty"`
+	Resolved  bool       `json:"resolved"`
+	Copy      *CopyJSON  `json:"copy,omitempty"`
+	Waited    WaitedJSON `json:"waited_for"`
+	Gap       GapJSON    `json:"gpu_gap"`
+	NVTX      []string   `json:"nvtx"`
+}
+
+// CopyJSON describes the copy behind an implicit sync.
+type CopyJSON struct {
+	Direction string `json:"direction"`
+	Src       string `json:"src"`
+	Dst       string `json:"dst"`
+	Bytes     int64  `json:"bytes"`
+}
+
+// WaitedJSON is the GPU work the host waited for.
+type WaitedJSON struct {
+	Ops       int   `json:"ops"`
+	BusyNs    int64 `json:"busy_ns"`
+	LastEndNs int64 `json:"last_end_ns,omitempty"`
+}
+
+// GapJSON is the GPU idle time around the sync's return.
+type GapJSON struct {
+	DeviceBusy   bool  `json:"device_busy"`
+	IdleBeforeNs int64 `json:"idle_before_ns"`
+	IdleAfterNs  int64 `json:"idle_after_ns"`
+}
+
+// BuildDocument fills the JSON contract.
+func (a *Analysis) BuildDocument() Document {
+	t := a.Trace
+	d := Document{Schema: SchemaVersion, Sites: []SiteJSON{}, Syncs: []SyncJSON{}, Notes: t.Warnings}
+	d.Trace = TraceInfo{Path: t.Path, NsysVersion: t.Schema.NsysVersion, SchemaVersion: t.Schema.SchemaVersion, GPU: a.GPUName(),
+		Region: RegionJSON{Name: t.Region.Name, StartNs: t.Region.Start, EndNs: t.Region.End, DurationNs: t.Region.Duration, Occurrences: len(t.Region.Intervals)}}
+	d.Totals = Totals{Syncs: len(t.Syncs), BlockedNs: t.BlockedNs()}
+	for _, s := range a.Sites {
+		sj := SiteJSON{ID: s.ID, APIs: s.APIs, Count: len(s.Syncs), BlockedNs: s.BlockedNs, Dependency: string(s.Dependency),
+			Category: s.Category, Confidence: s.Confidence, Evidence: nonNil(s.Evidence), Fix: s.Fix, NVTX: nonNil(s.NVTX),
+			Location: LocationJSON{File: s.Location.File, Line: s.Location.Line, Function: s.Location.Function, Frames: nonNil(s.Location.Frames)}}
+		d.Sites = append(d.Sites, sj)
+	}
+	site := a.siteOf()
+	for i := range t.Syncs {
+		d.Syncs = append(d.Syncs, syncJSON(t, &t.Syncs[i], site[i]))
+	}
+	return d
+}
+
+func syncJSON(t *trace.Trace, s *trace.Sync, site string) SyncJSON {
+	j := SyncJSON{ID: "e" + strconv.Itoa(s.Index+1), Site: site, Kind: string(s.Kind), Reason: s.Reason, APIs: s.APIs(),
+		Pid: trace.PidOf(s.GlobalTid), Tid: trace.TidOf(s.GlobalTid), Thread: t.Threads[s.GlobalTid].Name,
+		StartNs: s.Start, EndNs: s.End, BlockedNs: s.Duration(), Scope: string(s.Scope), Legacy: s.Legacy, Resolved: s.Resolved,
+		Waited: WaitedJSON{Ops: s.Waited.Ops, BusyNs: s.Waited.BusyNs, LastEndNs: s.Waited.LastEnd},
+		Gap:    GapJSON{DeviceBusy: s.Gap.DeviceBusy, IdleBeforeNs: s.Gap.IdleBeforeNs, IdleAfterNs: s.Gap.IdleAfterNs},
+		NVTX:   []string{}}
+	if s.Device >= 0 {
+		j.Device = &s.Device
+	}
+	if s.Stream >= 0 {
+		j.Stream = &s.Stream
+	}
+	if c := s.Copy; c != nil {
+		j.Copy = &CopyJSON{Direction: DirectionName(c), Src: MemName(c.SrcKind), Dst: MemName(c.DstKind), Bytes: c.Bytes}
+	}
+	for _, r := range s.NVTX {
+		j.NVTX = append(j.NVTX, r.Name)
+	}
+	return j
+}
+
+// WriteJSON writes the contract, indented.
+func (a *Analysis) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(a.BuildDocument())
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}

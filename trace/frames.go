@@ -1,0 +1,208 @@
+package trace
+
+import (
+	"context"
+	"database/sql"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"html"
+	"sort"
+)
+
+// attachNativeFrames reads the CUDA callchains of the syncs' calls by
+// primary key and resolves their strings.
+func (x *Export) attachNativeFrames(ctx context.Context, syncs []Sync, ev *Evidence) error {
+	s := x.Schema
+	if !s.HasColumn(tableCallchains, "id") || !s.HasColumn(tableCallchains, "symbol") {
+		return nil
+	}
+	want := map[int64]bool{}
+	for i := range syncs {
+		for _, c := range syncs[i].Calls {
+			if c.CallchainID >= 0 {
+				want[c.CallchainID] = true
+			}
+		}
+	}
+	if len(want) == 0 {
+		return nil
+	}
+	ids := make([]int64, 0, len(want))
+	for id := range want {
+		ids = append(ids, id)
+	}
+	type rawFrame struct{ depth, symbol, module, unresolved int64 }
+	chains := map[int64][]rawFrame{}
+	strIDs := map[int64]bool{}
+	v, dest := nullInts(5)
+	for _, batch := range chunks(ids, 500) {
+		q := fmt.Sprintf(`SELECT id, stackDepth, symbol, %s, %s FROM %s WHERE id IN (%s)`,
+			s.col(tableCallchains, "module", "NULL"), s.col(tableCallchains, "unresolved", "0"), s.Name(tableCallchains), inList(batch))
+		_, err := x.scanRows(ctx, "reading callchains", q, dest, func() error {
+			f := rawFrame{depth: v[1].Int64, symbol: v[2].Int64, module: intOr(v[3], -1), unresolved: v[4].Int64}
+			chains[v[0].Int64] = append(chains[v[0].Int64], f)
+			strIDs[f.symbol] = true
+			if f.module >= 0 {
+				strIDs[f.module] = true
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	strs, err := x.lookupStrings(ctx, strIDs)
+	if err != nil {
+		return err
+	}
+	frames := map[int64][]Frame{}
+	for id, raw := range chains {
+		sort.Slice(raw, func(a, b int) bool { return raw[a].depth < raw[b].depth })
+		out := make([]Frame, len(raw))
+		for i, f := range raw {
+			out[i] = Frame{Symbol: strs[f.symbol], Module: strs[f.module], Unresolved: f.unresolved != 0}
+		}
+		frames[id] = out
+	}
+	for i := range syncs {
+		// The last call (the sync proper) carries the deciding stack.
+		for j := len(syncs[i].Calls) - 1; j >= 0; j-- {
+			if f, ok := frames[syncs[i].Calls[j].CallchainID]; ok && syncs[i].Calls[j].CallchainID >= 0 {
+				syncs[i].Native = f
+				ev.Backtraces = true
+				break
+			}
+		}
+	}
+	return nil
+}
+
+// attachPythonFrames matches the "Python Backtrace on CUDA" marks to the
+// calls' backtrace rows (same thread, same start) and decodes their
+// payload, JSON (--include-json) or binary (--include-blobs).
+func (x *Export) attachPythonFrames(ctx context.Context, syncs []Sync, domains map[domainKey]string, ev *Evidence) error {
+	s := x.Schema
+	var pyDomains []int64
+	pyDomainOf := map[domainKey]bool{}
+	for k, name := range domains {
+		if name == PythonBacktraceDomain {
+			pyDomains = append(pyDomains, k.id)
+			pyDomainOf[k] = true
+		}
+	}
+	if len(pyDomains) == 0 {
+		return nil
+	}
+	type markKey struct{ tid, start int64 }
+	owner := map[markKey]int{}
+	for i := range syncs {
+		for _, c := range syncs[i].Calls {
+			if c.TwinStart >= 0 {
+				owner[markKey{c.GlobalTid, c.TwinStart}] = i
+			}
+		}
+	}
+	q := fmt.Sprintf(`SELECT globalTid, start, domainId, %s, %s FROM %s WHERE eventType = %d AND domainId IN (%s)`,
+		s.col(tableNVTX, "jsonText", "NULL"), s.col(tableNVTX, "binaryData", "NULL"), s.Name(tableNVTX), nvtxMark, inList(pyDomains))
+	var tid, start, dom sql.NullInt64
+	var jsonText sql.NullString
+	var blob []byte
+	type payload struct{ ids [][3]int64 }
+	found := map[int]payload{}
+	strIDs := map[int64]bool{}
+	_, err := x.scanRows(ctx, "reading Python backtraces", q, []any{&tid, &start, &dom, &jsonText, &blob}, func() error {
+		if !pyDomainOf[domainKey{pidOf(tid.Int64), dom.Int64}] {
+			return nil
+		}
+		ev.PythonMarks = true
+		i, ok := owner[markKey{tid.Int64, start.Int64}]
+		if !ok {
+			return nil
+		}
+		if _, done := found[i]; done {
+			return nil
+		}
+		var frames [][3]int64
+		if jsonText.Valid && jsonText.String != "" {
+			frames = decodeJSONFrames(jsonText.String)
+		} else if len(blob) > 0 {
+			frames = decodeBinaryFrames(blob)
+		}
+		if len(frames) == 0 {
+			return nil
+		}
+		found[i] = payload{ids: frames}
+		for _, f := range frames {
+			strIDs[f[0]], strIDs[f[1]] = true, true
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	strs, err := x.lookupStrings(ctx, strIDs)
+	if err != nil {
+		return err
+	}
+	for i, p := range found {
+		out := make([]PyFrame, len(p.ids))
+		for j, f := range p.ids {
+			out[j] = PyFrame{Function: html.UnescapeString(strs[f[0]]), File: html.UnescapeString(strs[f[1]]), Line: f[2]}
+		}
+		syncs[i].Python = out
+		ev.PythonFrames = true
+	}
+	return nil
+}
+
+// decodeJSONFrames reads {"<schema>": {"Frames": [{"Function": id, "File":
+// id, "Line": n}, ...]}}. Malformed payloads give no frames.
+func decodeJSONFrames(text string) [][3]int64 {
+	var doc map[string]struct {
+		Frames []struct {
+			Function int64 `json:"Function"`
+			File     int64 `json:"File"`
+			Line     int64 `json:"Line"`
+		} `json:"Frames"`
+	}
+	if err := json.Unmarshal([]byte(text), &doc); err != nil {
+		return nil
+	}
+	for _, v := range doc {
+		out := make([][3]int64, len(v.Frames))
+		for i, f := range v.Frames {
+			out[i] = [3]int64{f.Function, f.File, f.Line}
+		}
+		if len(out) > 0 {
+			return out
+		}
+	}
+	return nil
+}
+
+// decodeBinaryFrames reads the --include-blobs payload: a 32-byte header
+// (count, schema id, payload size, data offset), then thread state id (u64),
+// state (u32), frame count (u32) and 24-byte frames {u64 function, u64
+// file, i32 line, pad}.
+func decodeBinaryFrames(b []byte) [][3]int64 {
+	if len(b) < 32 {
+		return nil
+	}
+	off := binary.LittleEndian.Uint64(b[24:32])
+	if off > uint64(len(b)) || uint64(len(b))-off < 16 {
+		return nil
+	}
+	p := b[off:]
+	count := uint64(binary.LittleEndian.Uint32(p[12:16]))
+	p = p[16:]
+	if count > uint64(len(p))/24 {
+		return nil
+	}
+	out := make([][3]int64, count)
+	for i := range out {
+		f := p[i*24:]
+		out[i] = [3]int64{int64(binary.LittleEndian.Uint64(f[0:8])), int64(binary.LittleEndian.Uint64(f[8:16])), int64(int32(binary.LittleEndian.Uint32(f[16:20])))}
+	}
+	return out
+}

@@ -1,0 +1,196 @@
+package trace
+
+// linkWindowNs bounds the time between a copy's return and the stream
+// synchronize that completes it for the two to count as one event when
+// other calls of the process may have come between them.
+const linkWindowNs = 20_000
+
+// buildSyncs turns the calls of interest into host-blocking events. Calls
+// are in time order. A copy followed at once on the same thread by a
+// synchronize of the same stream (PyTorch's .item(), .cpu(), nonzero) is one
+// event.
+func buildSyncs(calls []Call, act *activity, si *streamInfo) []Sync {
+	var out []Sync
+	lastOnThread := map[int64]int{} // globalTid -> index in calls of its previous call
+	linked := map[int]int{}         // index of a copy call -> index of the sync in out
+	for i := range calls {
+		c := &calls[i]
+		prev, hasPrev := lastOnThread[c.GlobalTid]
+		lastOnThread[c.GlobalTid] = i
+		s, blocking := describeCall(c, act, si)
+		if c.Kind == CallStreamSync && hasPrev {
+			p := &calls[prev]
+			if cp := copyOf(p, act); p.Kind == CallMemcpy && cp != nil && linksTo(p, cp, c, &s) {
+				s.Calls = []Call{*p, *c}
+				s.Start = p.Start
+				if !s.Resolved && cp.FromActivity {
+					s.setStream(cp.Device, cp.Context, cp.Stream, si)
+					s.Resolved = true
+				}
+				s.Kind = Implicit
+				s.Copy = cp
+				s.Reason = copyReason(cp, p) + "+stream-sync"
+				if j, ok := linked[prev]; ok { // the copy alone was a sync: replace it
+					out[j] = s
+					continue
+				}
+				out = append(out, s)
+				continue
+			}
+		}
+		if !blocking {
+			continue
+		}
+		linked[i] = len(out)
+		out = append(out, s)
+	}
+	for i := range out {
+		out[i].Index = i
+	}
+	return out
+}
+
+// linksTo reports whether stream sync c completes copy p: same thread (the
+// caller checked), same stream when both are known, and nothing else of the
+// process between them or only a moment apart.
+func linksTo(p *Call, cp *Copy, c *Call, s *Sync) bool {
+	if cp.Direction == CopyDtoD || cp.Direction == CopyPtoP || cp.Memset {
+		return false
+	}
+	if s.Stream >= 0 && cp.FromActivity && cp.Stream != s.Stream {
+		return false
+	}
+	return c.CorrelationID-p.CorrelationID == 1 || c.Start-p.End <= linkWindowNs
+}
+
+// copyOf returns the copy activity of a memcpy/memset call, or one guessed
+// from the API name when the export has no activity row.
+func copyOf(c *Call, act *activity) *Copy {
+	if cp, ok := act.copies[callKey{pidOf(c.GlobalTid), c.CorrelationID}]; ok {
+		return cp
+	}
+	switch c.Kind {
+	case CallMemcpy:
+		return &Copy{Direction: directionFromName(c.Name), SrcKind: MemUnknown, DstKind: MemUnknown, Stream: -1, Device: -1, Context: -1, CorrelationID: c.CorrelationID}
+	case CallMemset:
+		return &Copy{Memset: true, SrcKind: MemUnknown, DstKind: MemUnknown, Stream: -1, Device: -1, Context: -1, CorrelationID: c.CorrelationID}
+	}
+	return nil
+}
+
+// describeCall builds the sync a call would be and says whether the call
+// blocks the host on its own.
+func describeCall(c *Call, act *activity, si *streamInfo) (Sync, bool) {
+	pid := pidOf(c.GlobalTid)
+	s := Sync{
+		Calls: []Call{*c}, GlobalTid: c.GlobalTid, GlobalPid: pid, Start: c.Start, End: c.End,
+		Scope: ScopeContext, Device: -1, Context: -1, Stream: -1, EventID: -1, Kind: Explicit,
+		Reason: c.Kind.String(), waitCorr: c.CorrelationID,
+	}
+	rec, hasRec := act.syncs[callKey{pid, c.CorrelationID}]
+	switch c.Kind {
+	case CallStreamSync:
+		if hasRec && rec.stream != invalidID {
+			s.setStream(rec.device, rec.context, rec.stream, si)
+			s.Resolved = true
+		}
+		return s, true
+	case CallEventSync:
+		if hasRec {
+			s.EventID = rec.eventID
+			if r, ok := act.eventRecordFor(pid, rec, c.CorrelationID); ok {
+				s.setStream(r.device, r.context, r.stream, si)
+				s.Scope = ScopeEvent
+				s.waitCorr = r.corr
+				s.Resolved = true
+			}
+		}
+		return s, true
+	case CallContextSync:
+		if hasRec {
+			s.Device, s.Context = rec.device, rec.context
+		}
+		s.Resolved = true
+		return s, true
+	case CallFree:
+		s.Kind = Implicit
+		s.Resolved = true
+		return s, true
+	case CallMemcpy, CallMemset:
+		s.Kind = Implicit
+		cp := copyOf(c, act)
+		s.Copy = cp
+		s.Reason = copyReason(cp, c)
+		s.waitCorr = c.CorrelationID + 1 // the copy itself is waited for
+		if cp.FromActivity {
+			s.setStream(cp.Device, cp.Context, cp.Stream, si)
+			s.Resolved = true
+		}
+		return s, blocks(c, cp)
+	}
+	return s, false
+}
+
+func (s *Sync) setStream(device, context, stream int64, si *streamInfo) {
+	s.Scope = ScopeStream
+	s.Device, s.Context, s.Stream = device, context, stream
+	s.Legacy = si.isLegacy(PidOf(s.GlobalPid), context, stream)
+}
+
+// blocks applies CUDA's API synchronization rules to a copy or memset
+// (docs.nvidia.com/cuda/cuda-runtime-api/api-sync-behavior.html).
+func blocks(c *Call, cp *Copy) bool {
+	async := isAsyncName(c.Name)
+	if cp.Memset {
+		return !async && (cp.DstKind == MemPinned || cp.DstKind == MemManaged)
+	}
+	switch dir := normDirection(cp.Direction); dir {
+	case CopyDtoH:
+		return !async || cp.DstKind == MemPageable
+	case CopyHtoD:
+		return cp.SrcKind == MemPageable || !async
+	case CopyHtoH:
+		return !async
+	case CopyDtoD, CopyPtoP:
+		return false
+	}
+	// Unknown direction (no activity row): a non-Async copy that is not
+	// peer-to-peer blocks in every other case.
+	return !async && !isPeerName(c.Name)
+}
+
+// normDirection folds array copies into host/device directions.
+func normDirection(k CopyKind) CopyKind {
+	switch k {
+	case 4, 12: // AtoH, unified DtoH
+		return CopyDtoH
+	case 3, 11: // HtoA, unified HtoD
+		return CopyHtoD
+	case 5, 6, 7, 13: // AtoA, AtoD, DtoA, unified DtoD
+		return CopyDtoD
+	}
+	return k
+}
+
+func copyReason(cp *Copy, c *Call) string {
+	if cp.Memset {
+		return "memset"
+	}
+	switch normDirection(cp.Direction) {
+	case CopyDtoH:
+		if cp.DstKind == MemPageable {
+			return "pageable-dtoh-copy"
+		}
+		return "dtoh-copy"
+	case CopyHtoD:
+		if cp.SrcKind == MemPageable {
+			return "pageable-htod-copy"
+		}
+		return "htod-copy"
+	case CopyHtoH:
+		return "htoh-copy"
+	case CopyDtoD, CopyPtoP:
+		return "dtod-copy"
+	}
+	return "copy"
+}

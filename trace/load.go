@@ -1,0 +1,159 @@
+package trace
+
+import (
+	"context"
+	"fmt"
+	"math"
+)
+
+// LoadOptions choose what Load analyses.
+type LoadOptions struct {
+	// NVTX limits the analysis to the time of an NVTX range, NAME or
+	// NAME@DOMAIN; every occurrence counts. Empty: the whole trace.
+	NVTX string
+}
+
+// Load reads the export and builds the inventory of host syncs.
+func (x *Export) Load(ctx context.Context, opt LoadOptions) (*Trace, error) {
+	t := &Trace{Path: x.Path, Schema: x.Schema}
+	s := x.Schema
+	t.Evidence.SyncRecords = s.Has(tableSync)
+	t.Evidence.CudaEvents = s.Has(tableCudaEvent)
+	t.Evidence.MemcpyActivity = s.Has(tableMemcpy)
+	t.Evidence.GPUActivity = s.Has(tableKernel) || s.Has(tableMemcpy) || s.Has(tableMemset)
+
+	span, apiRows, err := x.cudaSpan(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if apiRows == 0 {
+		return nil, inputErr(x.Path, ErrNoCUDATrace, "no CUDA trace: %s is empty", tableRuntime)
+	}
+	names, err := x.loadAPINames(ctx)
+	if err != nil {
+		return nil, err
+	}
+	calls, err := x.loadCalls(ctx, names, &t.Stats)
+	if err != nil {
+		return nil, err
+	}
+	si, err := x.loadStreams(ctx)
+	if err != nil {
+		return nil, err
+	}
+	act, err := x.loadActivity(ctx, calls, &t.Stats)
+	if err != nil {
+		return nil, err
+	}
+	syncs := buildSyncs(calls, act, si)
+
+	domains, err := x.loadDomains(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if opt.NVTX != "" {
+		if t.Region, err = x.findRegion(ctx, opt.NVTX, domains); err != nil {
+			return nil, err
+		}
+		syncs = filterSyncs(syncs, t.Region)
+	}
+
+	ix := newOpIndex(syncs, si)
+	gpu, err := x.scanGPU(ctx, ix)
+	if err != nil {
+		return nil, err
+	}
+	t.Stats.GPUOps = gpu.ops
+	t.Stats.RowsScanned += gpu.ops
+	if opt.NVTX == "" {
+		start, end := span.Start, span.End
+		if gpu.ops > 0 {
+			start, end = min(start, gpu.start), max(end, gpu.end)
+		}
+		t.Region = Region{Intervals: []Interval{{start, end}}, Start: start, End: end, Duration: end - start}
+	}
+
+	if err := x.attachRanges(ctx, syncs, domains, &t.Stats, &t.Evidence); err != nil {
+		return nil, err
+	}
+	if err := x.attachNativeFrames(ctx, syncs, &t.Evidence); err != nil {
+		return nil, err
+	}
+	if err := x.attachPythonFrames(ctx, syncs, domains, &t.Evidence); err != nil {
+		return nil, err
+	}
+	if t.Evidence.Backtraces && s.SchemaVersion != "" && versionLess(s.SchemaVersion, "3.9.0") {
+		t.Warnings = append(t.Warnings, fmt.Sprintf("export schema %s predates 3.9.0, whose callchainId was off by one: native frames may belong to the neighbouring call", s.SchemaVersion))
+	}
+
+	tids := map[int64]bool{}
+	for _, sy := range syncs {
+		tids[sy.GlobalTid] = true
+	}
+	if t.Processes, t.Threads, err = x.loadProcessesAndThreads(ctx, tids); err != nil {
+		return nil, err
+	}
+	if t.GPUs, err = x.loadGPUs(ctx); err != nil {
+		return nil, err
+	}
+	for i := range syncs {
+		syncs[i].Index = i
+	}
+	t.Syncs = syncs
+	return t, nil
+}
+
+// filterSyncs keeps the syncs that begin inside the region.
+func filterSyncs(syncs []Sync, r Region) []Sync {
+	out := syncs[:0]
+	for _, s := range syncs {
+		if r.Contains(s.Start) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// versionLess compares dotted version strings numerically.
+func versionLess(a, b string) bool {
+	var x, y [3]int
+	fmt.Sscanf(a, "%d.%d.%d", &x[0], &x[1], &x[2])
+	fmt.Sscanf(b, "%d.%d.%d", &y[0], &y[1], &y[2])
+	for i := range x {
+		if x[i] != y[i] {
+			return x[i] < y[i]
+		}
+	}
+	return false
+}
+
+// BlockedNs sums the host's blocked time over the syncs.
+func (t *Trace) BlockedNs() int64 {
+	var n int64
+	for i := range t.Syncs {
+		n += t.Syncs[i].Duration()
+	}
+	return n
+}
+
+// UsedGPUs returns the GPUs the syncs ran against, or all when unknown.
+func (t *Trace) UsedGPUs() []GPU {
+	used := map[int64]bool{}
+	for _, s := range t.Syncs {
+		if s.Device >= 0 {
+			used[s.Device] = true
+		}
+	}
+	var out []GPU
+	for _, g := range t.GPUs {
+		if used[g.CUDAID] {
+			out = append(out, g)
+		}
+	}
+	if len(out) == 0 {
+		return t.GPUs
+	}
+	return out
+}
+
+var _ = math.MaxInt64

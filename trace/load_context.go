@@ -1,0 +1,150 @@
+package trace
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+)
+
+// streamKey identifies a stream: stream ids are per process and context.
+type streamKey struct{ pid, ctx, stream int64 }
+
+// streamInfo holds what TARGET_INFO_CUDA_STREAM and the context tables say
+// of the streams: which are legacy NULL streams and which non-blocking.
+type streamInfo struct {
+	nonBlocking map[streamKey]bool
+	legacy      map[streamKey]bool
+	// legacyByPid marks null streams by (pid, stream) for rows without a
+	// context id.
+	legacyByPid map[[2]int64]bool
+}
+
+func (si *streamInfo) isLegacy(pid, ctx, stream int64) bool {
+	return si.legacy[streamKey{pid, ctx, stream}] || si.legacyByPid[[2]int64{pid, stream}]
+}
+
+// loadStreams reads stream flags (1 default, 2 non-blocking, 3 null) and the
+// contexts' null stream ids.
+func (x *Export) loadStreams(ctx context.Context) (*streamInfo, error) {
+	si := &streamInfo{nonBlocking: map[streamKey]bool{}, legacy: map[streamKey]bool{}, legacyByPid: map[[2]int64]bool{}}
+	s := x.Schema
+	if s.HasColumn(tableStream, "flag") && s.HasColumn(tableStream, "processId") {
+		q := fmt.Sprintf(`SELECT streamId, processId, contextId, flag FROM %s`, s.Name(tableStream))
+		v, dest := nullInts(4)
+		_, err := x.scanRows(ctx, "reading streams", q, dest, func() error {
+			k := streamKey{v[1].Int64, v[2].Int64, v[0].Int64}
+			switch v[3].Int64 {
+			case 2:
+				si.nonBlocking[k] = true
+			case 3:
+				si.legacy[k] = true
+				si.legacyByPid[[2]int64{k.pid, k.stream}] = true
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	for _, t := range []struct{ table, col string }{{tableContext, "nullStreamId"}, {tableNullStream, "streamId"}} {
+		if !s.HasColumn(t.table, t.col) || !s.HasColumn(t.table, "processId") || !s.HasColumn(t.table, "contextId") {
+			continue
+		}
+		q := fmt.Sprintf(`SELECT %s, processId, contextId FROM %s`, t.col, s.Name(t.table))
+		v, dest := nullInts(3)
+		_, err := x.scanRows(ctx, "reading CUDA contexts", q, dest, func() error {
+			si.legacy[streamKey{v[1].Int64, v[2].Int64, v[0].Int64}] = true
+			si.legacyByPid[[2]int64{v[1].Int64, v[0].Int64}] = true
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return si, nil
+}
+
+// loadGPUs reads TARGET_INFO_GPU, whose columns changed across versions
+// (deviceId before 2021, id and cuDevice after).
+func (x *Export) loadGPUs(ctx context.Context) ([]GPU, error) {
+	s := x.Schema
+	if !s.HasColumn(tableGPU, "name") {
+		return nil, nil
+	}
+	idCol := s.col(tableGPU, "id", s.col(tableGPU, "deviceId", "0"))
+	q := fmt.Sprintf(`SELECT %s, %s, name, %s, %s, %s, %s FROM %s ORDER BY 1`, idCol,
+		s.col(tableGPU, "cuDevice", idCol), s.col(tableGPU, "smCount", "0"),
+		s.col(tableGPU, "computeMajor", "0"), s.col(tableGPU, "computeMinor", "0"),
+		s.col(tableGPU, "busLocation", "''"), s.Name(tableGPU))
+	var gpus []GPU
+	var id, cu, sm, major, minor sql.NullInt64
+	var name, bus sql.NullString
+	_, err := x.scanRows(ctx, "reading GPUs", q, []any{&id, &cu, &name, &sm, &major, &minor, &bus}, func() error {
+		g := GPU{ID: id.Int64, CUDAID: cu.Int64, Name: name.String, SMCount: sm.Int64, BusLabel: bus.String}
+		if major.Int64 > 0 {
+			g.Compute = fmt.Sprintf("%d.%d", major.Int64, minor.Int64)
+		}
+		gpus = append(gpus, g)
+		return nil
+	})
+	return gpus, err
+}
+
+// loadProcessesAndThreads names the processes and threads of the syncs.
+func (x *Export) loadProcessesAndThreads(ctx context.Context, tids map[int64]bool) (map[int64]Process, map[int64]Thread, error) {
+	s := x.Schema
+	procs := map[int64]Process{}
+	threads := map[int64]Thread{}
+	pids := map[int64]bool{}
+	for tid := range tids {
+		pids[pidOf(tid)] = true
+		threads[tid] = Thread{GlobalTid: tid, Pid: PidOf(tid), Tid: TidOf(tid)}
+	}
+	for pid := range pids {
+		procs[pid] = Process{GlobalPid: pid, Pid: PidOf(pid)}
+	}
+	if s.HasColumn(tableProcesses, "globalPid") && s.HasColumn(tableProcesses, "name") && len(pids) > 0 {
+		var gp sql.NullInt64
+		var name sql.NullString
+		q := fmt.Sprintf(`SELECT globalPid, name FROM %s`, s.Name(tableProcesses))
+		_, err := x.scanRows(ctx, "reading processes", q, []any{&gp, &name}, func() error {
+			if p, ok := procs[gp.Int64]; ok && name.Valid {
+				p.Name = name.String
+				procs[gp.Int64] = p
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, nil, err
+		}
+	}
+	if s.HasColumn(tableThreadNames, "globalTid") && s.HasColumn(tableThreadNames, "nameId") && len(tids) > 0 {
+		nameIDs := map[int64]int64{}
+		var gt, nid sql.NullInt64
+		q := fmt.Sprintf(`SELECT globalTid, nameId FROM %s`, s.Name(tableThreadNames))
+		_, err := x.scanRows(ctx, "reading thread names", q, []any{&gt, &nid}, func() error {
+			if tids[gt.Int64] {
+				nameIDs[gt.Int64] = nid.Int64
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, nil, err
+		}
+		want := map[int64]bool{}
+		for _, id := range nameIDs {
+			want[id] = true
+		}
+		strs, err := x.lookupStrings(ctx, want)
+		if err != nil {
+			return nil, nil, err
+		}
+		for tid, id := range nameIDs {
+			t := threads[tid]
+			t.Name = strings.TrimSpace(strs[id])
+			threads[tid] = t
+		}
+	}
+	return procs, threads, nil
+}

@@ -1,0 +1,254 @@
+package trace
+
+// Trace is what Load reads from an export: the context of the run and the
+// inventory of host syncs inside the analysed region.
+type Trace struct {
+	Path   string
+	Schema *Schema
+	GPUs   []GPU
+	// Processes that made CUDA calls, by globalPid.
+	Processes map[int64]Process
+	// Threads that blocked, by globalTid.
+	Threads map[int64]Thread
+	Region  Region
+	// Syncs are the host-blocking events in the region, in time order.
+	Syncs []Sync
+	// Evidence says which kinds of evidence the export carries.
+	Evidence Evidence
+	Stats    Stats
+	Warnings []string
+}
+
+// GPU is one device of TARGET_INFO_GPU.
+type GPU struct {
+	ID       int64
+	CUDAID   int64 // CUDA ordinal seen by the process (kernel deviceId)
+	Name     string
+	SMCount  int64
+	Compute  string
+	BusLabel string
+}
+
+// Process is a traced process.
+type Process struct {
+	GlobalPid int64
+	Pid       int64
+	Name      string
+}
+
+// Thread is a host thread that made CUDA calls.
+type Thread struct {
+	GlobalTid int64
+	Pid, Tid  int64
+	Name      string
+}
+
+// Region is the analysed part of the trace: the whole CUDA activity, or the
+// time of an NVTX range (all its occurrences).
+type Region struct {
+	Name      string // "" for the whole trace
+	Domain    string
+	Intervals []Interval
+	Start     int64
+	End       int64
+	// Duration is the summed length of the intervals.
+	Duration int64
+}
+
+// Interval is a half-open time interval [Start, End) in nanoseconds.
+type Interval struct{ Start, End int64 }
+
+// Contains reports whether t lies in any interval of the region.
+func (r Region) Contains(t int64) bool {
+	for _, iv := range r.Intervals {
+		if t >= iv.Start && t < iv.End {
+			return true
+		}
+	}
+	return false
+}
+
+// Evidence records what the export can tell about each sync.
+type Evidence struct {
+	Backtraces     bool // CUDA_CALLCHAINS joined through eventClass-67 rows
+	PythonFrames   bool // Python backtrace marks with payloads
+	PythonMarks    bool // marks present (payload maybe absent)
+	NVTX           bool
+	AutogradNVTX   bool
+	SyncRecords    bool // CUPTI_ACTIVITY_KIND_SYNCHRONIZATION
+	CudaEvents     bool // CUPTI_ACTIVITY_KIND_CUDA_EVENT
+	GPUActivity    bool // any of KERNEL/MEMCPY/MEMSET
+	MemcpyActivity bool
+}
+
+// Stats counts what the reader scanned, for benchmarks and the doctor.
+type Stats struct {
+	APICalls       int   // loaded API calls (of interest, de-duplicated)
+	BacktraceTwins int   // eventClass-67 rows folded into their calls
+	GPUOps         int64 // kernel, memcpy and memset rows streamed
+	NVTXRanges     int64
+	RowsScanned    int64
+}
+
+// SyncKind separates syncs the program asked for from those a call implies.
+type SyncKind string
+
+// The kinds of sync.
+const (
+	Explicit SyncKind = "explicit"
+	Implicit SyncKind = "implicit"
+)
+
+// Scope says what a sync waited for.
+type Scope string
+
+// Wait scopes.
+const (
+	ScopeStream  Scope = "stream"  // one stream (or all blocking streams for the legacy stream)
+	ScopeEvent   Scope = "event"   // the work before an event record
+	ScopeContext Scope = "context" // every stream of the process
+)
+
+// Sync is one host-blocking event: one call, or a device-to-host copy and
+// the stream synchronize that follows it (PyTorch's .item()).
+type Sync struct {
+	Index     int
+	Kind      SyncKind
+	Reason    string // e.g. "stream-sync", "dtoh-copy+stream-sync", "pageable-htod-copy", "free"
+	Calls     []Call
+	GlobalTid int64
+	GlobalPid int64
+	// Start and End bound the host's wait: from the first call's start to
+	// the last call's end.
+	Start, End int64
+
+	Scope    Scope
+	Device   int64 // -1 when unknown
+	Context  int64 // -1 when unknown
+	Stream   int64 // -1 when unknown or for context scope
+	Legacy   bool  // waited on the legacy default stream (all blocking streams)
+	EventID  int64 // -1 when not an event sync
+	Resolved bool  // the awaited stream/event was found in the trace
+
+	Copy *Copy // the copy or memset behind an implicit sync
+
+	Waited Waited
+	Gap    Gap
+
+	Native []Frame
+	Python []PyFrame
+	NVTX   []RangeRef // enclosing ranges, outer to inner
+
+	// waitCorr: GPU work enqueued by the process before this correlation
+	// id (in the sync's scope) is what the host waited for.
+	waitCorr int64
+}
+
+// Duration is the host's blocked time.
+func (s *Sync) Duration() int64 { return s.End - s.Start }
+
+// APIs lists the normalised names of the sync's calls.
+func (s *Sync) APIs() []string {
+	out := make([]string, len(s.Calls))
+	for i, c := range s.Calls {
+		out[i] = c.Name
+	}
+	return out
+}
+
+// Call is one CUDA API call (the CUPTI row, with its backtrace twin folded
+// in).
+type Call struct {
+	Name          string // normalised
+	RawName       string
+	Kind          CallKind
+	Start, End    int64
+	GlobalTid     int64
+	CorrelationID int64
+	EventClass    int64
+	CallchainID   int64 // -1 when none; 0 is a valid id
+	TwinStart     int64 // start of the eventClass-67 row, -1 when none
+}
+
+// CopyKind is a memcpy direction (ENUM_CUDA_MEMCPY_OPER).
+type CopyKind int64
+
+// Copy directions.
+const (
+	CopyUnknown CopyKind = 0
+	CopyHtoD    CopyKind = 1
+	CopyDtoH    CopyKind = 2
+	CopyDtoD    CopyKind = 8
+	CopyHtoH    CopyKind = 9
+	CopyPtoP    CopyKind = 10
+)
+
+// MemKind is a memory kind (ENUM_CUDA_MEM_KIND).
+type MemKind int64
+
+// Memory kinds.
+const (
+	MemPageable MemKind = 0
+	MemPinned   MemKind = 1
+	MemDevice   MemKind = 2
+	MemManaged  MemKind = 4
+	MemUnknown  MemKind = -1
+)
+
+// Copy is the GPU activity of a memcpy or memset call.
+type Copy struct {
+	Memset        bool
+	Direction     CopyKind
+	SrcKind       MemKind
+	DstKind       MemKind // for a memset: the memory kind set
+	Bytes         int64
+	Start, End    int64 // on the GPU; 0 when the activity is absent
+	Device        int64
+	Context       int64
+	Stream        int64
+	FromActivity  bool // false: direction guessed from the API name
+	CorrelationID int64
+}
+
+// Waited is the GPU work the host waited for: ops in the sync's scope that
+// were enqueued before it and still running when it began.
+type Waited struct {
+	Ops        int
+	BusyNs     int64 // summed op time inside the wait
+	FirstStart int64
+	LastEnd    int64
+}
+
+// Gap is the GPU idle time around the sync's return on its device.
+type Gap struct {
+	// DeviceBusy: some op of the process ran on the device when the host
+	// returned, so no bubble opened.
+	DeviceBusy bool
+	// IdleBeforeNs: from the last op's end to the host's return.
+	IdleBeforeNs int64
+	// IdleAfterNs: from the host's return to the next op's start; -1 when
+	// no op followed.
+	IdleAfterNs int64
+}
+
+// Frame is one native frame of a CUDA callchain, innermost first.
+type Frame struct {
+	Symbol     string
+	Module     string
+	Unresolved bool
+}
+
+// PyFrame is one Python frame, innermost first.
+type PyFrame struct {
+	Function string
+	File     string
+	Line     int64
+}
+
+// RangeRef names an NVTX range that encloses a sync.
+type RangeRef struct {
+	Name   string
+	Domain string
+	Start  int64
+	End    int64
+}

@@ -1,0 +1,188 @@
+package trace
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// NVTX event types (ENUM_NSYS_EVENT_TYPE).
+const (
+	nvtxMark         = 34
+	nvtxPushPop      = 59
+	nvtxStartEnd     = 60
+	nvtxtPushPop     = 70
+	nvtxtStartEnd    = 71
+	nvtxDomainCreate = 75
+)
+
+// PythonBacktraceDomain is the NVTX domain nsys puts Python frames in.
+const PythonBacktraceDomain = "Python Backtrace on CUDA"
+
+// domainKey identifies an NVTX domain: ids are per process.
+type domainKey struct{ pid, id int64 }
+
+// loadDomains reads the domain names (eventType 75 rows).
+func (x *Export) loadDomains(ctx context.Context) (map[domainKey]string, error) {
+	out := map[domainKey]string{}
+	if !x.Schema.HasColumn(tableNVTX, "domainId") {
+		return out, nil
+	}
+	q := fmt.Sprintf(`SELECT domainId, globalTid, coalesce(text, '') FROM %s WHERE eventType = %d`, x.Schema.Name(tableNVTX), nvtxDomainCreate)
+	var dom, tid sql.NullInt64
+	var text sql.NullString
+	_, err := x.scanRows(ctx, "reading NVTX domains", q, []any{&dom, &tid, &text}, func() error {
+		out[domainKey{pidOf(tid.Int64), dom.Int64}] = text.String
+		return nil
+	})
+	return out, err
+}
+
+// ParseRangeSpec splits NAME[@DOMAIN].
+func ParseRangeSpec(spec string) (name, domain string) {
+	if i := strings.LastIndex(spec, "@"); i > 0 {
+		return spec[:i], spec[i+1:]
+	}
+	return spec, ""
+}
+
+// findRegion returns every occurrence of the named NVTX range (in the given
+// domain when one is named). The name filter runs in SQL.
+func (x *Export) findRegion(ctx context.Context, spec string, domains map[domainKey]string) (Region, error) {
+	name, domain := ParseRangeSpec(spec)
+	r := Region{Name: name, Domain: domain}
+	s := x.Schema
+	if !s.HasColumn(tableNVTX, "start") {
+		return r, inputErr(x.Path, ErrNVTXNotFound, "NVTX range %q not found: the export has no NVTX events (profile with -t nvtx)", spec)
+	}
+	q := fmt.Sprintf(`SELECT start, "end", globalTid, %s FROM %s WHERE eventType IN (%d,%d,%d,%d) AND "end" IS NOT NULL
+		AND (text = ?1 OR %s IN (SELECT id FROM %s WHERE value = ?1)) ORDER BY start`,
+		s.col(tableNVTX, "domainId", "0"), s.Name(tableNVTX), nvtxPushPop, nvtxStartEnd, nvtxtPushPop, nvtxtStartEnd,
+		s.col(tableNVTX, "textId", "NULL"), s.Name(tableStrings))
+	v, dest := nullInts(4)
+	_, err := x.scanRows(ctx, "finding the NVTX range", q, dest, func() error {
+		if domain != "" && domains[domainKey{pidOf(v[2].Int64), v[3].Int64}] != domain {
+			return nil
+		}
+		r.Intervals = append(r.Intervals, Interval{Start: v[0].Int64, End: v[1].Int64})
+		return nil
+	}, name)
+	if err != nil {
+		return r, err
+	}
+	if len(r.Intervals) == 0 {
+		return r, inputErr(x.Path, ErrNVTXNotFound, "NVTX range %q not found (run 'nsyssync doctor' to list the ranges)", spec)
+	}
+	r.Intervals = mergeIntervals(r.Intervals)
+	r.Start, r.End = r.Intervals[0].Start, r.Intervals[len(r.Intervals)-1].End
+	for _, iv := range r.Intervals {
+		r.Duration += iv.End - iv.Start
+	}
+	return r, nil
+}
+
+// mergeIntervals sorts and merges overlapping intervals, so that nested or
+// concurrent occurrences are not counted twice.
+func mergeIntervals(in []Interval) []Interval {
+	sort.Slice(in, func(i, j int) bool { return in[i].Start < in[j].Start })
+	var out []Interval
+	for _, iv := range in {
+		if n := len(out); n > 0 && iv.Start <= out[n-1].End {
+			out[n-1].End = max(out[n-1].End, iv.End)
+			continue
+		}
+		out = append(out, iv)
+	}
+	return out
+}
+
+// attachRanges streams the NVTX ranges once and gives each sync the ranges
+// that enclose it: push/pop ranges of its thread, start/end ranges of its
+// process.
+func (x *Export) attachRanges(ctx context.Context, syncs []Sync, domains map[domainKey]string, st *Stats, ev *Evidence) error {
+	s := x.Schema
+	if !s.HasColumn(tableNVTX, "start") || len(syncs) == 0 {
+		return nil
+	}
+	byThread := map[int64][]int{}
+	byProcess := map[int64][]int{}
+	for i := range syncs {
+		byThread[syncs[i].GlobalTid] = append(byThread[syncs[i].GlobalTid], i)
+		byProcess[syncs[i].GlobalPid] = append(byProcess[syncs[i].GlobalPid], i)
+	}
+	// syncs are in time order, so each list is sorted by Start.
+	type pending struct {
+		sync   int
+		textID int64
+		ref    RangeRef
+	}
+	var found []pending
+	q := fmt.Sprintf(`SELECT start, "end", eventType, globalTid, text, %s, %s FROM %s WHERE eventType IN (%d,%d,%d,%d) AND "end" IS NOT NULL`,
+		s.col(tableNVTX, "textId", "NULL"), s.col(tableNVTX, "domainId", "0"), s.Name(tableNVTX),
+		nvtxPushPop, nvtxStartEnd, nvtxtPushPop, nvtxtStartEnd)
+	var start, end, typ, tid, textID, dom sql.NullInt64
+	var text sql.NullString
+	n, err := x.scanRows(ctx, "reading NVTX ranges", q, []any{&start, &end, &typ, &tid, &text, &textID, &dom}, func() error {
+		list := byThread[tid.Int64]
+		if typ.Int64 == nvtxStartEnd || typ.Int64 == nvtxtStartEnd {
+			list = byProcess[pidOf(tid.Int64)]
+		}
+		k := sort.Search(len(list), func(i int) bool { return syncs[list[i]].Start >= start.Int64 })
+		for ; k < len(list) && syncs[list[k]].Start < end.Int64; k++ {
+			if syncs[list[k]].End > end.Int64 {
+				continue
+			}
+			ref := RangeRef{Name: text.String, Domain: domains[domainKey{pidOf(tid.Int64), dom.Int64}], Start: start.Int64, End: end.Int64}
+			found = append(found, pending{sync: list[k], textID: intOr(textID, -1), ref: ref})
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	st.NVTXRanges += n
+	st.RowsScanned += n
+	ev.NVTX = ev.NVTX || n > 0
+	ids := map[int64]bool{}
+	for _, p := range found {
+		if p.ref.Name == "" && p.textID >= 0 {
+			ids[p.textID] = true
+		}
+	}
+	strs, err := x.lookupStrings(ctx, ids)
+	if err != nil {
+		return err
+	}
+	for _, p := range found {
+		if p.ref.Name == "" && p.textID >= 0 {
+			p.ref.Name = strs[p.textID]
+		}
+		if strings.HasPrefix(p.ref.Name, "aten::") {
+			ev.AutogradNVTX = true
+		}
+		syncs[p.sync].NVTX = append(syncs[p.sync].NVTX, p.ref)
+	}
+	for i := range syncs {
+		r := syncs[i].NVTX
+		sort.SliceStable(r, func(a, b int) bool {
+			if r[a].Start != r[b].Start {
+				return r[a].Start < r[b].Start
+			}
+			return r[a].End > r[b].End
+		})
+	}
+	return nil
+}
+
+// hasNVTX reports whether the export has any NVTX range, cheaply.
+func (x *Export) hasNVTX(ctx context.Context) (bool, error) {
+	if !x.Schema.HasColumn(tableNVTX, "eventType") {
+		return false, nil
+	}
+	q := fmt.Sprintf(`SELECT EXISTS (SELECT 1 FROM %s WHERE eventType IN (%d,%d,%d,%d))`, x.Schema.Name(tableNVTX), nvtxPushPop, nvtxStartEnd, nvtxtPushPop, nvtxtStartEnd)
+	v, dest := nullInts(1)
+	_, err := x.scanRows(ctx, "probing NVTX", q, dest, func() error { return nil })
+	return v[0].Int64 == 1, err
+}

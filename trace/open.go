@@ -1,0 +1,166 @@
+package trace
+
+import (
+	"context"
+	"database/sql"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+)
+
+// Export is an open nsys SQLite export. It is safe for concurrent readers.
+type Export struct {
+	Path   string
+	Schema *Schema
+	db     *sql.DB
+}
+
+// Open opens an nsys export read-only, checks that it is an intact SQLite
+// file holding a CUDA trace, and detects its schema. Every problem with the
+// file comes back as an *InputError that names the file.
+func Open(ctx context.Context, path string) (*Export, error) {
+	if err := checkHeader(path); err != nil {
+		return nil, err
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, inputErr(path, err, "cannot resolve path: %v", err)
+	}
+	// immutable=1: SQLite takes no locks and never creates -wal/-shm/-journal
+	// files beside the user's export.
+	dsn := "file:" + (&url.URL{Path: abs}).EscapedPath() + "?mode=ro&immutable=1"
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, inputErr(path, err, "cannot open: %v", err)
+	}
+	db.SetMaxOpenConns(4)
+	x := &Export{Path: path, db: db}
+	schema, err := readSchema(ctx, db)
+	if err != nil {
+		db.Close()
+		return nil, x.dbErr(err, "reading the table list")
+	}
+	x.Schema = schema
+	if err := x.validate(); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return x, nil
+}
+
+// Close releases the database handle.
+func (x *Export) Close() error { return x.db.Close() }
+
+// checkHeader reads the 100-byte SQLite header and compares the database
+// size it declares with the file's size, so that a truncated copy is
+// reported as such before any query runs.
+func checkHeader(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		problem := err.Error()
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			problem = pe.Err.Error()
+		}
+		return inputErr(path, err, "cannot open: %s", problem)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return inputErr(path, err, "cannot stat: %v", err)
+	}
+	if st.IsDir() {
+		return inputErr(path, ErrNotSQLite, "is a directory, not an nsys SQLite export")
+	}
+	if st.Size() == 0 {
+		return inputErr(path, ErrNotSQLite, "empty file (0 bytes), not an nsys SQLite export")
+	}
+	var hdr [100]byte
+	n, err := io.ReadFull(f, hdr[:])
+	if !strings.HasPrefix(string(hdr[:n]), "SQLite format 3\x00") {
+		if strings.HasPrefix(string(hdr[:min(n, 4)]), "NSYS") || strings.HasSuffix(path, ".nsys-rep") || strings.HasSuffix(path, ".qdrep") {
+			return inputErr(path, ErrNotSQLite, "is an nsys report, not its SQLite export: run 'nsys export --type sqlite' first")
+		}
+		return inputErr(path, ErrNotSQLite, "not an SQLite database (want an 'nsys export --type sqlite' file)")
+	}
+	if err != nil {
+		return inputErr(path, ErrTruncated, "truncated SQLite file: only %d bytes", n)
+	}
+	pageSize := int64(binary.BigEndian.Uint16(hdr[16:18]))
+	if pageSize == 1 {
+		pageSize = 65536
+	}
+	if pageSize < 512 || pageSize&(pageSize-1) != 0 {
+		return inputErr(path, ErrCorrupt, "corrupt SQLite header (page size %d)", pageSize)
+	}
+	pages := int64(binary.BigEndian.Uint32(hdr[28:32]))
+	changeCounter := binary.BigEndian.Uint32(hdr[24:28])
+	validFor := binary.BigEndian.Uint32(hdr[92:96])
+	if pages > 0 && changeCounter == validFor {
+		if want := pages * pageSize; st.Size() < want {
+			return inputErr(path, ErrTruncated, "truncated SQLite file: %d bytes, the header declares %d", st.Size(), want)
+		}
+	}
+	if st.Size()%pageSize != 0 {
+		return inputErr(path, ErrTruncated, "truncated SQLite file: %d bytes is not a whole number of %d-byte pages", st.Size(), pageSize)
+	}
+	return nil
+}
+
+// validate checks that the file is an nsys export with a CUDA trace whose
+// API table this reader understands.
+func (x *Export) validate() error {
+	s := x.Schema
+	if s.Has("StringTable") && s.Has("CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL") && !s.Has("StringIds") {
+		return inputErr(x.Path, ErrNotNsys, "an nvprof database, not an nsys export")
+	}
+	if !s.Has(tableStrings) || !s.looksLikeNsys() {
+		if len(s.tables) == 0 {
+			return inputErr(x.Path, ErrNotNsys, "not an nsys export: the database has no tables")
+		}
+		return inputErr(x.Path, ErrNotNsys, "not an nsys export: no StringIds table and no nsys tables")
+	}
+	if !s.Has(tableRuntime) {
+		return inputErr(x.Path, ErrNoCUDATrace, "no CUDA trace: the export has no CUDA API calls (profile with 'nsys profile -t cuda')")
+	}
+	for _, col := range []string{"start", "end", "globalTid", "correlationId", "nameId"} {
+		if !s.HasColumn(tableRuntime, col) {
+			return inputErr(x.Path, ErrUnsupported, "unsupported export schema: %s has no column %q (re-export the report with a recent nsys)", tableRuntime, col)
+		}
+	}
+	for _, col := range []string{"id", "value"} {
+		if !s.HasColumn(tableStrings, col) {
+			return inputErr(x.Path, ErrUnsupported, "unsupported export schema: %s has no column %q", tableStrings, col)
+		}
+	}
+	return nil
+}
+
+// dbErr turns a database error into an InputError when it reveals a bad
+// file, and wraps it with what was being read otherwise.
+func (x *Export) dbErr(err error, what string) error {
+	if err == nil {
+		return nil
+	}
+	var ie *InputError
+	if errors.As(err, &ie) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	msg := err.Error()
+	switch {
+	case strings.Contains(msg, "file is not a database"), strings.Contains(msg, "(26)"):
+		return inputErr(x.Path, ErrNotSQLite, "not an SQLite database (%s)", what)
+	case strings.Contains(msg, "malformed"), strings.Contains(msg, "(11)"), strings.Contains(msg, "corrupt"):
+		return inputErr(x.Path, ErrCorrupt, "corrupt or truncated SQLite file (while %s)", what)
+	case strings.Contains(msg, "converting") || strings.Contains(msg, "Scan error"):
+		return inputErr(x.Path, ErrUnreadableRow, "unexpected value while %s: %v", what, err)
+	}
+	return fmt.Errorf("%s: %s: %w", x.Path, what, err)
+}
