@@ -86,7 +86,7 @@ func siteKey(s *trace.Sync) (string, Location) {
 		for _, f := range s.Python {
 			frames = append(frames, fmt.Sprintf("%s:%d %s", f.File, f.Line, f.Function))
 		}
-		top := s.Python[0]
+		top := s.Python[ProgramFrame(s.Python)]
 		return "py|" + apis + "|" + strings.Join(frames, ";"), Location{File: top.File, Line: top.Line, Function: top.Function, Frames: frames}
 	}
 	if user := UserFrames(s.Native); len(user) > 0 {
@@ -97,6 +97,23 @@ func siteKey(s *trace.Sync) (string, Location) {
 		return "native|" + apis + "|" + strings.Join(frames, ";"), Location{Function: user[0].Symbol, Frames: frames}
 	}
 	return fmt.Sprintf("api|%s|%s|%d|%s|%s", apis, s.Reason, s.Stream, strings.Join(nvtxPath(s), "/"), s.Scope), Location{}
+}
+
+// ProgramFrame returns the index of the innermost Python frame that belongs
+// to the program rather than to an installed library or the interpreter; 0
+// when every frame does.
+func ProgramFrame(frames []trace.PyFrame) int {
+	for i, f := range frames {
+		if !isLibraryFile(f.File) {
+			return i
+		}
+	}
+	return 0
+}
+
+func isLibraryFile(file string) bool {
+	return strings.Contains(file, "/site-packages/") || strings.Contains(file, "/dist-packages/") ||
+		strings.HasPrefix(file, "<frozen") || strings.Contains(file, "/lib/python3") || strings.HasPrefix(file, "<")
 }
 
 // UserFrames drops the profiler's and the CUDA libraries' own frames from

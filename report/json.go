@@ -96,6 +96,8 @@ type SyncJSON struct {
 	BlockedNs int64      `json:"blocked_ns"`
 	Scope     string     `json:"scope"`
 	Device    *int64     `json:"device"`
+	Context   *int64     `json:"context,omitempty"`
+	Event     *int64     `json:"event,omitempty"`
 	Stream    *int64     `json:"stream"`
 	Legacy    bool       `json:"legacy_stream,omitempty"`
 	Resolved  bool       `json:"resolved"`
@@ -159,6 +161,12 @@ func syncJSON(t *trace.Trace, s *trace.Sync, site string) SyncJSON {
 	}
 	if s.Stream >= 0 {
 		j.Stream = &s.Stream
+	}
+	if s.Context >= 0 {
+		j.Context = &s.Context
+	}
+	if s.EventID >= 0 && s.EventID != 0xFFFFFFFF {
+		j.Event = &s.EventID
 	}
 	if c := s.Copy; c != nil {
 		j.Copy = &CopyJSON{Direction: DirectionName(c), Src: MemName(c.SrcKind), Dst: MemName(c.DstKind), Bytes: c.Bytes}

@@ -50,7 +50,6 @@ func (a *Analysis) WriteText(w io.Writer, opt TextOptions) error {
 	fmt.Fprintln(tw, "ID\tCOUNT\tBLOCKED\tMEAN\tDEPENDENCY\tCATEGORY\tAPIS\tLOCATION")
 	for i, s := range a.Sites {
 		if opt.Top > 0 && i >= opt.Top {
-			fmt.Fprintf(tw, "…\t%d more sites\t\t\t\t\t\t\n", len(a.Sites)-i)
 			break
 		}
 		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n", s.ID, len(s.Syncs), Duration(s.BlockedNs),
@@ -58,6 +57,9 @@ func (a *Analysis) WriteText(w io.Writer, opt TextOptions) error {
 	}
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	if opt.Top > 0 && len(a.Sites) > opt.Top {
+		fmt.Fprintf(w, "… %d more sites\n", len(a.Sites)-opt.Top)
 	}
 
 	fmt.Fprintln(w, "\nLONGEST SYNCS")
@@ -75,14 +77,20 @@ func (a *Analysis) WriteText(w io.Writer, opt TextOptions) error {
 	fmt.Fprintln(tw, "SYNC\tSITE\tTHREAD\tAT\tBLOCKED\tWAITED FOR\tGPU IDLE AFTER\tWHAT")
 	for n, i := range order {
 		if n >= limit {
-			fmt.Fprintf(tw, "…\t%d more (--format json lists all)\t\t\t\t\t\t\n", len(order)-n)
 			break
 		}
 		s := &t.Syncs[i]
 		fmt.Fprintf(tw, "e%d\t%s\t%d/%d\t%s\t%s\t%s\t%s\t%s\n", i+1, site[i], trace.PidOf(s.GlobalTid), trace.TidOf(s.GlobalTid),
 			Duration(s.Start-t.Region.Start), Duration(s.Duration()), waited(s), idleAfter(s), What(s))
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if len(order) > limit {
+		_, err := fmt.Fprintf(w, "… %d more syncs (--top N, or --format json for all)\n", len(order)-limit)
+		return err
+	}
+	return nil
 }
 
 // Where names a site's location in one short line.

@@ -10,7 +10,7 @@ import (
 	"golang.org/x/sync/errgroup"
 )
 
-// gpuOp is one kernel, memcpy or memset as the scan sees it.
+// gpuOp is one kernel, memcpy, memset or graph launch as the scan sees it.
 type gpuOp struct {
 	start, end, device, context, stream, corr, pid int64
 }
@@ -234,12 +234,14 @@ func (ix *opIndex) fillGaps(key [2]int64, g *gapGroup, a *accum) {
 	}
 }
 
-// scanGPU streams the kernel, memcpy and memset tables through the index,
-// split by rowid ranges over the available cores.
+// scanGPU streams the kernel, memcpy, memset and graph tables through the
+// index, split by rowid ranges over the available cores. Graph launches
+// traced at graph level (the default) have a GRAPH_TRACE row instead of
+// kernel rows.
 func (x *Export) scanGPU(ctx context.Context, ix *opIndex) (*accum, error) {
 	s := x.Schema
 	var parts []string
-	for _, t := range []string{tableKernel, tableMemcpy, tableMemset} {
+	for _, t := range []string{tableKernel, tableMemcpy, tableMemset, tableGraphTrace} {
 		if !s.HasColumn(t, "start") || !s.HasColumn(t, "streamId") {
 			continue
 		}

@@ -18,6 +18,8 @@ func buildSyncs(calls []Call, act *activity, si *streamInfo) []Sync {
 		prev, hasPrev := lastOnThread[c.GlobalTid]
 		lastOnThread[c.GlobalTid] = i
 		s, blocking := describeCall(c, act, si)
+		c.Blocking = blocking
+		s.Calls[0].Blocking = blocking
 		if c.Kind == CallStreamSync && hasPrev {
 			p := &calls[prev]
 			if cp := copyOf(p, act); p.Kind == CallMemcpy && cp != nil && linksTo(p, cp, c, &s) {

@@ -3,7 +3,6 @@ package trace
 import (
 	"context"
 	"fmt"
-	"math"
 )
 
 // LoadOptions choose what Load analyses.
@@ -20,7 +19,7 @@ func (x *Export) Load(ctx context.Context, opt LoadOptions) (*Trace, error) {
 	t.Evidence.SyncRecords = s.Has(tableSync)
 	t.Evidence.CudaEvents = s.Has(tableCudaEvent)
 	t.Evidence.MemcpyActivity = s.Has(tableMemcpy)
-	t.Evidence.GPUActivity = s.Has(tableKernel) || s.Has(tableMemcpy) || s.Has(tableMemset)
+	t.Evidence.GPUActivity = s.Has(tableKernel) || s.Has(tableMemcpy) || s.Has(tableMemset) || s.Has(tableGraphTrace)
 
 	span, apiRows, err := x.cudaSpan(ctx)
 	if err != nil {
@@ -155,5 +154,3 @@ func (t *Trace) UsedGPUs() []GPU {
 	}
 	return out
 }
-
-var _ = math.MaxInt64

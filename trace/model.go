@@ -168,6 +168,9 @@ type Call struct {
 	EventClass    int64
 	CallchainID   int64 // -1 when none; 0 is a valid id
 	TwinStart     int64 // start of the eventClass-67 row, -1 when none
+	// Blocking: the call blocks the host on its own (a pinned .item() copy
+	// does not; its stream synchronize does).
+	Blocking bool
 }
 
 // CopyKind is a memcpy direction (ENUM_CUDA_MEMCPY_OPER).

@@ -16,6 +16,7 @@ const (
 	tableKernel      = "CUPTI_ACTIVITY_KIND_KERNEL"
 	tableMemcpy      = "CUPTI_ACTIVITY_KIND_MEMCPY"
 	tableMemset      = "CUPTI_ACTIVITY_KIND_MEMSET"
+	tableGraphTrace  = "CUPTI_ACTIVITY_KIND_GRAPH_TRACE"
 	tableSync        = "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION"
 	tableCudaEvent   = "CUPTI_ACTIVITY_KIND_CUDA_EVENT"
 	tableCallchains  = "CUDA_CALLCHAINS"
