@@ -86,8 +86,11 @@ func siteKey(s *trace.Sync) (string, Location) {
 		for _, f := range s.Python {
 			frames = append(frames, fmt.Sprintf("%s:%d %s", f.File, f.Line, f.Function))
 		}
+		// One place in the program: its innermost frame of its own code,
+		// whatever the path that led there (warm-up or loop).
 		top := s.Python[ProgramFrame(s.Python)]
-		return "py|" + apis + "|" + strings.Join(frames, ";"), Location{File: top.File, Line: top.Line, Function: top.Function, Frames: frames}
+		key := fmt.Sprintf("py|%s|%s:%d", apis, top.File, top.Line)
+		return key, Location{File: top.File, Line: top.Line, Function: top.Function, Frames: frames}
 	}
 	if user := UserFrames(s.Native); len(user) > 0 {
 		var frames []string
