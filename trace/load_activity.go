@@ -92,6 +92,16 @@ func (x *Export) loadActivity(ctx context.Context, calls []Call, st *Stats) (*ac
 		}
 		st.RowsScanned += n
 	}
+	if err := x.loadEventRecords(ctx, act, st); err != nil {
+		return nil, err
+	}
+	return act, nil
+}
+
+// loadEventRecords reads CUPTI_ACTIVITY_KIND_CUDA_EVENT: one row per event
+// record, keyed by eventSyncId and by event handle.
+func (x *Export) loadEventRecords(ctx context.Context, act *activity, st *Stats) error {
+	s := x.Schema
 	if s.HasColumn(tableCudaEvent, "correlationId") && s.HasColumn(tableCudaEvent, "streamId") {
 		q := fmt.Sprintf(`SELECT correlationId, %s, deviceId, contextId, streamId, %s, %s FROM %s ORDER BY correlationId`,
 			s.col(tableCudaEvent, "globalPid", "0"), s.col(tableCudaEvent, "eventId", "-1"), s.col(tableCudaEvent, "eventSyncId", "-1"), s.Name(tableCudaEvent))
@@ -110,11 +120,11 @@ func (x *Export) loadActivity(ctx context.Context, calls []Call, st *Stats) (*ac
 			return nil
 		})
 		if err != nil {
-			return nil, err
+			return err
 		}
 		st.RowsScanned += n
 	}
-	return act, nil
+	return nil
 }
 
 // eventRecordFor finds the record an event sync waited for: through

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"database/sql"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -75,3 +76,5 @@ func hasColumn(t *testing.T, db *sql.DB, table, col string) bool {
 }
 
 func t0() context.Context { return context.Background() }
+
+func sqlf(format string, args ...any) string { return fmt.Sprintf(format, args...) }

@@ -1,0 +1,222 @@
+package trace
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"sort"
+)
+
+// OpKind says what a GPU op is.
+type OpKind string
+
+// GPU op kinds.
+const (
+	OpKernel OpKind = "kernel"
+	OpMemcpy OpKind = "memcpy"
+	OpMemset OpKind = "memset"
+	OpGraph  OpKind = "graph"
+)
+
+// Timeline is every CUDA API call and GPU op of a time window: what a
+// simulator replays and a report draws.
+type Timeline struct {
+	Window Interval
+	// Calls are the runtime and driver API calls (backtrace twins left
+	// out), in time order.
+	Calls []TimelineCall
+	// Ops are the GPU ops that overlap the window, in start order.
+	Ops []Op
+	// Waits are GPU-side dependencies between streams
+	// (cudaStreamWaitEvent): the waiting stream may not run past the wait
+	// until the recording stream has reached the record.
+	Waits []StreamWait
+}
+
+// TimelineCall is one API call of a timeline.
+type TimelineCall struct {
+	Name          string // normalised
+	Kind          CallKind
+	Start, End    int64
+	GlobalTid     int64
+	CorrelationID int64
+}
+
+// Op is one GPU op of a timeline.
+type Op struct {
+	Kind          OpKind
+	Name          string // kernel short name, copy direction, …
+	Start, End    int64
+	Device        int64
+	Context       int64
+	Stream        int64
+	CorrelationID int64
+	GlobalPid     int64
+	Bytes         int64 // memcpy and memset
+}
+
+// StreamWait is a cudaStreamWaitEvent: Stream waits for the work that
+// RecordStream had enqueued before the record call RecordCorrelationID.
+type StreamWait struct {
+	GlobalPid           int64
+	CorrelationID       int64 // of the wait call
+	Stream              int64
+	RecordStream        int64
+	RecordCorrelationID int64
+}
+
+// Timeline reads every API call and GPU op that overlaps the window. The
+// time filter runs in SQL.
+func (x *Export) Timeline(ctx context.Context, window Interval) (*Timeline, error) {
+	tl := &Timeline{Window: window}
+	if err := x.timelineCalls(ctx, tl); err != nil {
+		return nil, err
+	}
+	if err := x.timelineOps(ctx, tl); err != nil {
+		return nil, err
+	}
+	if err := x.timelineWaits(ctx, tl); err != nil {
+		return nil, err
+	}
+	return tl, nil
+}
+
+func (x *Export) timelineCalls(ctx context.Context, tl *Timeline) error {
+	s := x.Schema
+	q := fmt.Sprintf(`SELECT start, "end", globalTid, correlationId, nameId FROM %s WHERE %s IN (0, 1) AND start < ? AND "end" > ?`,
+		s.Name(tableRuntime), s.col(tableRuntime, "eventClass", "0"))
+	v, dest := nullInts(5)
+	nameIDs := map[int64]bool{}
+	type raw struct{ start, end, tid, corr, name int64 }
+	var rows []raw
+	_, err := x.scanRows(ctx, "reading the timeline's API calls", q, dest, func() error {
+		rows = append(rows, raw{v[0].Int64, v[1].Int64, v[2].Int64, intOr(v[3], -1), v[4].Int64})
+		nameIDs[v[4].Int64] = true
+		return nil
+	}, tl.Window.End, tl.Window.Start)
+	if err != nil {
+		return err
+	}
+	names, err := x.lookupStrings(ctx, nameIDs)
+	if err != nil {
+		return err
+	}
+	tl.Calls = make([]TimelineCall, len(rows))
+	for i, r := range rows {
+		n := NormalizeName(names[r.name])
+		tl.Calls[i] = TimelineCall{Name: n, Kind: ClassifyName(n), Start: r.start, End: r.end, GlobalTid: r.tid, CorrelationID: r.corr}
+	}
+	sort.SliceStable(tl.Calls, func(i, j int) bool { return tl.Calls[i].Start < tl.Calls[j].Start })
+	return nil
+}
+
+func (x *Export) timelineOps(ctx context.Context, tl *Timeline) error {
+	s := x.Schema
+	type source struct {
+		table string
+		kind  OpKind
+		name  string // SQL for a StringIds id, or NULL
+		bytes string
+	}
+	sources := []source{
+		{tableKernel, OpKernel, s.col(tableKernel, "shortName", s.col(tableKernel, "demangledName", "NULL")), "0"},
+		{tableMemcpy, OpMemcpy, "NULL", s.col(tableMemcpy, "bytes", "0")},
+		{tableMemset, OpMemset, "NULL", s.col(tableMemset, "bytes", "0")},
+		{tableGraphTrace, OpGraph, "NULL", "0"},
+	}
+	nameIDs := map[int64]bool{}
+	nameOf := map[int]int64{}
+	for _, src := range sources {
+		if !s.HasColumn(src.table, "start") || !s.HasColumn(src.table, "streamId") {
+			continue
+		}
+		extra := "NULL"
+		if src.kind == OpMemcpy {
+			extra = s.col(tableMemcpy, "copyKind", "NULL")
+		}
+		q := fmt.Sprintf(`SELECT start, "end", deviceId, %s, streamId, %s, %s, %s, %s, %s FROM %s WHERE start < ? AND "end" > ?`,
+			s.col(src.table, "contextId", "0"), s.col(src.table, "correlationId", "0"), s.col(src.table, "globalPid", "0"),
+			src.bytes, src.name, extra, s.Name(src.table))
+		v, dest := nullInts(10)
+		_, err := x.scanRows(ctx, "reading the timeline's GPU ops", q, dest, func() error {
+			op := Op{Kind: src.kind, Start: v[0].Int64, End: v[1].Int64, Device: v[2].Int64, Context: v[3].Int64, Stream: v[4].Int64,
+				CorrelationID: v[5].Int64, GlobalPid: v[6].Int64, Bytes: v[7].Int64}
+			switch src.kind {
+			case OpKernel:
+				if v[8].Valid {
+					nameIDs[v[8].Int64] = true
+					nameOf[len(tl.Ops)] = v[8].Int64
+				}
+			case OpMemcpy:
+				op.Name = copyKindName(CopyKind(v[9].Int64))
+			default:
+				op.Name = string(src.kind)
+			}
+			tl.Ops = append(tl.Ops, op)
+			return nil
+		}, tl.Window.End, tl.Window.Start)
+		if err != nil {
+			return err
+		}
+	}
+	names, err := x.lookupStrings(ctx, nameIDs)
+	if err != nil {
+		return err
+	}
+	for i, id := range nameOf {
+		tl.Ops[i].Name = names[id]
+	}
+	sort.SliceStable(tl.Ops, func(i, j int) bool { return tl.Ops[i].Start < tl.Ops[j].Start })
+	return nil
+}
+
+// timelineWaits links the window's cudaStreamWaitEvent calls to the event
+// records they wait for, through their synchronization rows.
+func (x *Export) timelineWaits(ctx context.Context, tl *Timeline) error {
+	want := map[callKey]bool{}
+	for _, c := range tl.Calls {
+		if b := baseName(c.Name); b == "cudaStreamWaitEvent" || b == "cuStreamWaitEvent" {
+			want[callKey{pidOf(c.GlobalTid), c.CorrelationID}] = true
+		}
+	}
+	s := x.Schema
+	if len(want) == 0 || !s.HasColumn(tableSync, "correlationId") {
+		return nil
+	}
+	act := &activity{bySync: map[[2]int64]eventRecord{}, byEvent: map[[2]int64][]eventRecord{}}
+	if err := x.loadEventRecords(ctx, act, &Stats{}); err != nil {
+		return err
+	}
+	q := fmt.Sprintf(`SELECT correlationId, %s, streamId, %s, %s FROM %s`,
+		s.col(tableSync, "globalPid", "0"), s.col(tableSync, "eventId", "-1"), s.col(tableSync, "eventSyncId", "-1"), s.Name(tableSync))
+	var corr, gpid, stream, eventID, eventSyncID sql.NullInt64
+	_, err := x.scanRows(ctx, "reading stream waits", q, []any{&corr, &gpid, &stream, &eventID, &eventSyncID}, func() error {
+		k := callKey{gpid.Int64, corr.Int64}
+		if !want[k] {
+			return nil
+		}
+		rec := syncRecord{stream: stream.Int64, eventID: intOr(eventID, -1), eventSyncID: intOr(eventSyncID, -1)}
+		if r, ok := act.eventRecordFor(k.pid, rec, k.corr); ok {
+			tl.Waits = append(tl.Waits, StreamWait{GlobalPid: k.pid, CorrelationID: k.corr, Stream: rec.stream,
+				RecordStream: r.stream, RecordCorrelationID: r.corr})
+		}
+		return nil
+	})
+	return err
+}
+
+func copyKindName(k CopyKind) string {
+	switch normDirection(k) {
+	case CopyHtoD:
+		return "memcpy HtoD"
+	case CopyDtoH:
+		return "memcpy DtoH"
+	case CopyDtoD:
+		return "memcpy DtoD"
+	case CopyHtoH:
+		return "memcpy HtoH"
+	case CopyPtoP:
+		return "memcpy PtoP"
+	}
+	return "memcpy"
+}
