@@ -64,7 +64,10 @@ func Generate(ctx context.Context, opt Options) (res Result, err error) {
 		g.out = io.Discard
 	}
 	if err := g.run(ctx); err != nil {
-		return res, fmt.Errorf("tracegen: %s: %w", opt.Output, err)
+		if cerr := ctx.Err(); cerr != nil && !errors.Is(err, cerr) {
+			return res, fmt.Errorf("tracegen: replicate %s into %s: %w (%w)", opt.Source, opt.Output, cerr, err)
+		}
+		return res, fmt.Errorf("tracegen: replicate %s into %s: %w", opt.Source, opt.Output, err)
 	}
 	fi, err := os.Stat(opt.Output)
 	if err != nil {
@@ -93,6 +96,13 @@ func copyFile(src, dst string) (err error) {
 		return fmt.Errorf("source: %w", err)
 	}
 	defer in.Close()
+	head := make([]byte, 16)
+	if _, err := io.ReadFull(in, head); err != nil || string(head) != "SQLite format 3\x00" {
+		return fmt.Errorf("source %s is not an SQLite database", src)
+	}
+	if _, err := in.Seek(0, io.SeekStart); err != nil {
+		return fmt.Errorf("source: %w", err)
+	}
 	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
 		return fmt.Errorf("output: %w", err)
