@@ -12,7 +12,7 @@ import (
 
 // gpuOp is one kernel, memcpy, memset or graph launch as the scan sees it.
 type gpuOp struct {
-	start, end, device, context, stream, corr, pid int64
+	start, end, device, stream, corr, pid int64
 }
 
 // opIndex answers, for each GPU op streamed past it, which syncs it
@@ -103,15 +103,34 @@ func (ix *opIndex) newAccum() *accum {
 	return a
 }
 
+// cursor remembers, per scanning goroutine, the last process's lists and
+// the last positions found in them: ops come in near time order, so the
+// next answer is almost always a step or two away.
+type cursor struct {
+	pid     int64
+	threads [][]int
+	hints   []int
+	groups  [2]*gapGroup
+	gkeys   [2][2]int64
+	ghint   [2][3]int
+}
+
 // add folds one GPU op into the accumulator.
-func (ix *opIndex) add(a *accum, op gpuOp) {
+func (ix *opIndex) add(a *accum, cur *cursor, op gpuOp) {
 	a.ops++
 	a.start = min(a.start, op.start)
 	a.end = max(a.end, op.end)
-	for _, list := range ix.threads[op.pid] {
+	if cur.threads == nil || cur.pid != op.pid {
+		cur.pid = op.pid
+		cur.threads = ix.threads[op.pid]
+		cur.hints = make([]int, len(cur.threads))
+		cur.groups = [2]*gapGroup{}
+	}
+	for t, list := range cur.threads {
 		// Syncs of one thread do not overlap: find the last one that began
 		// before the op ended and walk back while they still overlap it.
-		k := sort.Search(len(list), func(i int) bool { return ix.syncs[list[i]].Start >= op.end }) - 1
+		k := seek(len(list), cur.hints[t], func(i int) bool { return ix.syncs[list[i]].Start >= op.end }) - 1
+		cur.hints[t] = max(k, 0)
 		for ; k >= 0; k-- {
 			s := &ix.syncs[list[k]]
 			if s.End <= op.start {
@@ -126,27 +145,58 @@ func (ix *opIndex) add(a *accum, op gpuOp) {
 			}
 		}
 	}
-	for _, key := range [2][2]int64{{op.pid, op.device}, {op.pid, -1}} {
-		g := ix.groups[key]
+	for gi, key := range [2][2]int64{{op.pid, op.device}, {op.pid, -1}} {
+		if cur.groups[gi] == nil || cur.gkeys[gi] != key {
+			cur.groups[gi], cur.gkeys[gi], cur.ghint[gi] = ix.groups[key], key, [3]int{}
+		}
+		g := cur.groups[gi]
 		if g == nil {
 			continue
 		}
+		h := &cur.ghint[gi]
+		n := len(g.ends)
 		// The op starts after the returns ends[0..j]: it bounds their next start.
-		if j := sort.Search(len(g.ends), func(i int) bool { return g.ends[i] > op.start }) - 1; j >= 0 {
+		lo := seek(n, h[0], func(i int) bool { return g.ends[i] > op.start })
+		h[0] = lo
+		if j := lo - 1; j >= 0 {
 			a.next[key][j] = min(a.next[key][j], op.start)
 		}
 		// The op ended before the returns ends[j..]: it bounds their previous end.
-		if j := sort.Search(len(g.ends), func(i int) bool { return g.ends[i] >= op.end }); j < len(g.ends) {
-			a.prev[key][j] = max(a.prev[key][j], op.end)
+		hi := seek(n, h[1], func(i int) bool { return g.ends[i] >= op.end })
+		h[1] = hi
+		if hi < n {
+			a.prev[key][hi] = max(a.prev[key][hi], op.end)
 		}
 		// The op runs across the returns in (start, end).
-		lo := sort.Search(len(g.ends), func(i int) bool { return g.ends[i] > op.start })
-		hi := sort.Search(len(g.ends), func(i int) bool { return g.ends[i] >= op.end })
 		if lo < hi {
 			a.busy[key][lo]++
 			a.busy[key][hi]--
 		}
 	}
+}
+
+// seek returns the smallest i in [0, n) with f(i) true (n if none), for a
+// monotone f, searching outward from hint: a galloping search that costs
+// O(log d) for an answer d steps from the hint.
+func seek(n, hint int, f func(int) bool) int {
+	hint = min(max(hint, 0), n)
+	if hint < n && !f(hint) { // answer is after hint
+		lo, step := hint+1, 1
+		for lo+step-1 < n && !f(lo+step-1) {
+			lo += step
+			step *= 2
+		}
+		hi := min(lo+step-1, n)
+		return lo + sort.Search(hi-lo, func(i int) bool { return f(lo + i) })
+	}
+	// f(hint) is true (or hint == n): answer is at or before hint
+	hi, step := hint, 1
+	for hi-step >= 0 && f(hi-step) {
+		hi -= step
+		step *= 2
+	}
+	lo := max(hi-step, 0)
+	return lo + sort.Search(hi-lo, func(i int) bool { return f(lo + i) })
 }
 
 // inScope reports whether the sync waited on the op's stream.
@@ -158,7 +208,8 @@ func (ix *opIndex) inScope(s *Sync, op gpuOp) bool {
 	case s.Scope == ScopeContext:
 		return true
 	case s.Legacy:
-		return (s.Context < 0 || op.context == s.Context) && !ix.si.nonBlocking[streamKey{PidOf(op.pid), op.context, op.stream}]
+		// The legacy stream waits for every blocking stream of its device.
+		return !ix.si.nonBlocking[[2]int64{PidOf(op.pid), op.stream}]
 	}
 	return op.stream == s.Stream
 }
@@ -172,13 +223,15 @@ func (a *accum) merge(b *accum) {
 		w.BusyNs += v.BusyNs
 		w.FirstStart, w.LastEnd = min(w.FirstStart, v.FirstStart), max(w.LastEnd, v.LastEnd)
 	}
-	for key := range a.next {
-		for j := range a.next[key] {
-			a.next[key][j] = min(a.next[key][j], b.next[key][j])
-			a.prev[key][j] = max(a.prev[key][j], b.prev[key][j])
+	for key, next := range a.next {
+		prev, busy := a.prev[key], a.busy[key]
+		bnext, bprev, bbusy := b.next[key], b.prev[key], b.busy[key]
+		for j := range next {
+			next[j] = min(next[j], bnext[j])
+			prev[j] = max(prev[j], bprev[j])
 		}
-		for j := range a.busy[key] {
-			a.busy[key][j] += b.busy[key][j]
+		for j := range busy {
+			busy[j] += bbusy[j]
 		}
 	}
 }
@@ -245,41 +298,53 @@ func (x *Export) scanGPU(ctx context.Context, ix *opIndex) (*accum, error) {
 		if !s.HasColumn(t, "start") || !s.HasColumn(t, "streamId") {
 			continue
 		}
-		var maxRowid int64
-		v, dest := nullInts(1)
-		if _, err := x.scanRows(ctx, "sizing "+t, fmt.Sprintf(`SELECT max(rowid) FROM %s`, s.Name(t)), dest, func() error { return nil }); err != nil {
+		// Device and stream share one column: the driver makes two calls
+		// per column and row.
+		base := fmt.Sprintf(`SELECT start, "end", deviceId * 4294967296 + streamId, %s, %s FROM %s`,
+			s.col(t, "correlationId", "0"), s.col(t, "globalPid", "0"), s.Name(t))
+		p, err := x.rowidParts(ctx, t, base, "WHERE")
+		if err != nil {
 			return nil, err
 		}
-		maxRowid = v[0].Int64
-		n := int64(runtime.GOMAXPROCS(0))
-		step := maxRowid/n + 1
-		base := fmt.Sprintf(`SELECT start, "end", deviceId, %s, streamId, %s, %s FROM %s`,
-			s.col(t, "contextId", "0"), s.col(t, "correlationId", "0"), s.col(t, "globalPid", "0"), s.Name(t))
-		for lo := int64(0); lo <= maxRowid; lo += step {
-			parts = append(parts, fmt.Sprintf(`%s WHERE rowid BETWEEN %d AND %d`, base, lo, lo+step-1))
-		}
+		parts = append(parts, p...)
 	}
-	accs := make([]*accum, len(parts))
+	// One accumulator per worker, not per part: accumulators are as large
+	// as the inventory.
+	workers := min(runtime.GOMAXPROCS(0), len(parts))
+	accs := make([]*accum, workers)
+	work := make(chan string, len(parts))
+	for _, q := range parts {
+		work <- q
+	}
+	close(work)
 	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(runtime.GOMAXPROCS(0))
-	for i, q := range parts {
+	for w := range accs {
+		a := ix.newAccum()
+		accs[w] = a
 		g.Go(func() error {
-			a := ix.newAccum()
-			accs[i] = a
-			v, dest := nullInts(7)
-			_, err := x.scanRows(gctx, "reading GPU activity", q, dest, func() error {
-				ix.add(a, gpuOp{start: v[0].Int64, end: v[1].Int64, device: v[2].Int64, context: v[3].Int64,
-					stream: v[4].Int64, corr: v[5].Int64, pid: v[6].Int64})
-				return nil
-			})
-			return err
+			v, dest := nullInts(5)
+			cur := &cursor{}
+			for q := range work {
+				_, err := x.scanRows(gctx, "reading GPU activity", q, dest, func() error {
+					ix.add(a, cur, gpuOp{start: v[0].Int64, end: v[1].Int64, device: v[2].Int64 >> 32, stream: v[2].Int64 & 0xFFFFFFFF,
+						corr: v[3].Int64, pid: v[4].Int64})
+					return nil
+				})
+				if err != nil {
+					return err
+				}
+			}
+			return nil
 		})
 	}
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
-	total := ix.newAccum()
-	for _, a := range accs {
+	if len(accs) == 0 {
+		accs = append(accs, ix.newAccum())
+	}
+	total := accs[0]
+	for _, a := range accs[1:] {
 		total.merge(a)
 	}
 	ix.finish(total)

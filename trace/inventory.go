@@ -10,20 +10,23 @@ const linkWindowNs = 20_000
 // synchronize of the same stream (PyTorch's .item(), .cpu(), nonzero) is one
 // event.
 func buildSyncs(calls []Call, act *activity, si *streamInfo) []Sync {
-	var out []Sync
+	out := make([]Sync, 0, len(calls))
 	lastOnThread := map[int64]int{} // globalTid -> index in calls of its previous call
 	linked := map[int]int{}         // index of a copy call -> index of the sync in out
 	for i := range calls {
 		c := &calls[i]
 		prev, hasPrev := lastOnThread[c.GlobalTid]
 		lastOnThread[c.GlobalTid] = i
-		s, blocking := describeCall(c, act, si)
+		s, blocking := describeCall(calls[i:i+1:i+1], act, si)
 		c.Blocking = blocking
-		s.Calls[0].Blocking = blocking
 		if c.Kind == CallStreamSync && hasPrev {
 			p := &calls[prev]
 			if cp := copyOf(p, act); p.Kind == CallMemcpy && cp != nil && linksTo(p, cp, c, &s) {
-				s.Calls = []Call{*p, *c}
+				if prev == i-1 {
+					s.Calls = calls[prev : i+1 : i+1]
+				} else {
+					s.Calls = []Call{*p, *c}
+				}
 				s.Start = p.Start
 				if !s.Resolved && cp.FromActivity {
 					s.setStream(cp.Device, cp.Context, cp.Stream, si)
@@ -80,12 +83,14 @@ func copyOf(c *Call, act *activity) *Copy {
 	return nil
 }
 
-// describeCall builds the sync a call would be and says whether the call
-// blocks the host on its own.
-func describeCall(c *Call, act *activity, si *streamInfo) (Sync, bool) {
+// describeCall builds the sync a call (a one-element slice of the calls,
+// shared rather than copied) would be and says whether it blocks the host on
+// its own.
+func describeCall(one []Call, act *activity, si *streamInfo) (Sync, bool) {
+	c := &one[0]
 	pid := pidOf(c.GlobalTid)
 	s := Sync{
-		Calls: []Call{*c}, GlobalTid: c.GlobalTid, GlobalPid: pid, Start: c.Start, End: c.End,
+		Calls: one, GlobalTid: c.GlobalTid, GlobalPid: pid, Start: c.Start, End: c.End,
 		Scope: ScopeContext, Device: -1, Context: -1, Stream: -1, EventID: -1, Kind: Explicit,
 		Reason: c.Kind.String(), waitCorr: c.CorrelationID,
 	}
@@ -142,7 +147,7 @@ func (s *Sync) setStream(device, context, stream int64, si *streamInfo) {
 // blocks applies CUDA's API synchronization rules to a copy or memset
 // (docs.nvidia.com/cuda/cuda-runtime-api/api-sync-behavior.html).
 func blocks(c *Call, cp *Copy) bool {
-	async := isAsyncName(c.Name)
+	async := c.async
 	if cp.Memset {
 		return !async && (cp.DstKind == MemPinned || cp.DstKind == MemManaged)
 	}
@@ -158,7 +163,7 @@ func blocks(c *Call, cp *Copy) bool {
 	}
 	// Unknown direction (no activity row): a non-Async copy that is not
 	// peer-to-peer blocks in every other case.
-	return !async && !isPeerName(c.Name)
+	return !async && !c.peer
 }
 
 // normDirection folds array copies into host/device directions.

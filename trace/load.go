@@ -21,26 +21,29 @@ func (x *Export) Load(ctx context.Context, opt LoadOptions) (*Trace, error) {
 	t.Evidence.MemcpyActivity = s.Has(tableMemcpy)
 	t.Evidence.GPUActivity = s.Has(tableKernel) || s.Has(tableMemcpy) || s.Has(tableMemset) || s.Has(tableGraphTrace)
 
-	span, apiRows, err := x.cudaSpan(ctx)
+	span, hasRows, err := x.cudaSpan(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if apiRows == 0 {
+	if !hasRows {
 		return nil, inputErr(x.Path, ErrNoCUDATrace, "no CUDA trace: %s is empty", tableRuntime)
 	}
 	names, err := x.loadAPINames(ctx)
 	if err != nil {
 		return nil, err
 	}
-	calls, err := x.loadCalls(ctx, names, &t.Stats)
+	act, err := x.loadCopies(ctx, &t.Stats)
 	if err != nil {
+		return nil, err
+	}
+	calls, err := x.loadCalls(ctx, names, act.keepCall, &t.Stats)
+	if err != nil {
+		return nil, err
+	}
+	if err := x.loadSyncRecords(ctx, act, calls, &t.Stats); err != nil {
 		return nil, err
 	}
 	si, err := x.loadStreams(ctx)
-	if err != nil {
-		return nil, err
-	}
-	act, err := x.loadActivity(ctx, calls, &t.Stats)
 	if err != nil {
 		return nil, err
 	}
@@ -69,11 +72,22 @@ func (x *Export) Load(ctx context.Context, opt LoadOptions) (*Trace, error) {
 		if gpu.ops > 0 {
 			start, end = min(start, gpu.start), max(end, gpu.end)
 		}
+		if len(calls) > 0 {
+			start = min(start, calls[0].Start)
+			for _, c := range calls {
+				end = max(end, c.End)
+			}
+		}
 		t.Region = Region{Intervals: []Interval{{start, end}}, Start: start, End: end, Duration: end - start}
 	}
 
 	if err := x.attachRanges(ctx, syncs, domains, &t.Stats, &t.Evidence); err != nil {
 		return nil, err
+	}
+	if t.Evidence.AutogradNVTX {
+		if err := x.attachOpsBefore(ctx, syncs, domains, t.Region.Start); err != nil {
+			return nil, err
+		}
 	}
 	if err := x.attachNativeFrames(ctx, syncs, &t.Evidence); err != nil {
 		return nil, err

@@ -23,28 +23,28 @@ type activity struct {
 	syncs   map[callKey]syncRecord
 	bySync  map[[2]int64]eventRecord   // (globalPid, eventSyncId) -> record
 	byEvent map[[2]int64][]eventRecord // (globalPid, eventId) -> records by corr
+
+	// memcpyActivity and memsetActivity: the export has the activity table,
+	// so a call without a kept row is known not to block.
+	memcpyActivity, memsetActivity bool
 }
 
-// loadActivity reads the memcpy/memset rows of the loaded calls, their
-// synchronization records and the event records. Each table is scanned
-// once; rows are kept only when they belong to a loaded call.
-func (x *Export) loadActivity(ctx context.Context, calls []Call, st *Stats) (*activity, error) {
+// loadCopies reads the memcpy and memset rows that can matter to a host
+// wait. The filters run in SQL: device-to-device and peer copies never
+// block and never pair with a sync, and a memset blocks only into pinned
+// or managed memory, so those rows are not read at all.
+func (x *Export) loadCopies(ctx context.Context, st *Stats) (*activity, error) {
 	act := &activity{copies: map[callKey]*Copy{}, syncs: map[callKey]syncRecord{},
 		bySync: map[[2]int64]eventRecord{}, byEvent: map[[2]int64][]eventRecord{}}
-	want := map[callKey]CallKind{}
-	for _, c := range calls {
-		want[callKey{pidOf(c.GlobalTid), c.CorrelationID}] = c.Kind
-	}
 	s := x.Schema
-	if s.HasColumn(tableMemcpy, "correlationId") {
-		q := fmt.Sprintf(`SELECT correlationId, %s, start, "end", deviceId, contextId, streamId, bytes, copyKind, %s, %s FROM %s`,
+	if s.HasColumn(tableMemcpy, "correlationId") && s.HasColumn(tableMemcpy, "copyKind") {
+		act.memcpyActivity = true
+		q := fmt.Sprintf(`SELECT correlationId, %s, start, "end", deviceId, contextId, streamId, bytes, copyKind, %s, %s FROM %s
+			WHERE copyKind NOT IN (5, 6, 7, 8, 10, 13)`,
 			s.col(tableMemcpy, "globalPid", "0"), s.col(tableMemcpy, "srcKind", "-1"), s.col(tableMemcpy, "dstKind", "-1"), s.Name(tableMemcpy))
 		v, dest := nullInts(11)
 		n, err := x.scanRows(ctx, "reading memcpy activity", q, dest, func() error {
 			k := callKey{v[1].Int64, v[0].Int64}
-			if want[k] != CallMemcpy {
-				return nil
-			}
 			act.copies[k] = &Copy{Direction: CopyKind(v[8].Int64), SrcKind: MemKind(intOr(v[9], -1)), DstKind: MemKind(intOr(v[10], -1)),
 				Bytes: v[7].Int64, Start: v[2].Int64, End: v[3].Int64, Device: v[4].Int64, Context: v[5].Int64, Stream: v[6].Int64,
 				FromActivity: true, CorrelationID: k.corr}
@@ -55,16 +55,14 @@ func (x *Export) loadActivity(ctx context.Context, calls []Call, st *Stats) (*ac
 		}
 		st.RowsScanned += n
 	}
-	if s.HasColumn(tableMemset, "correlationId") {
-		q := fmt.Sprintf(`SELECT correlationId, %s, start, "end", deviceId, contextId, streamId, bytes, %s FROM %s`,
-			s.col(tableMemset, "globalPid", "0"), s.col(tableMemset, "memKind", "-1"), s.Name(tableMemset))
+	if s.HasColumn(tableMemset, "correlationId") && s.HasColumn(tableMemset, "memKind") {
+		act.memsetActivity = true
+		q := fmt.Sprintf(`SELECT correlationId, %s, start, "end", deviceId, contextId, streamId, bytes, memKind FROM %s WHERE memKind IN (%d, %d)`,
+			s.col(tableMemset, "globalPid", "0"), s.Name(tableMemset), MemPinned, MemManaged)
 		v, dest := nullInts(9)
 		n, err := x.scanRows(ctx, "reading memset activity", q, dest, func() error {
 			k := callKey{v[1].Int64, v[0].Int64}
-			if want[k] != CallMemset {
-				return nil
-			}
-			act.copies[k] = &Copy{Memset: true, DstKind: MemKind(intOr(v[8], -1)), SrcKind: MemUnknown, Bytes: v[7].Int64,
+			act.copies[k] = &Copy{Memset: true, DstKind: MemKind(v[8].Int64), SrcKind: MemUnknown, Bytes: v[7].Int64,
 				Start: v[2].Int64, End: v[3].Int64, Device: v[4].Int64, Context: v[5].Int64, Stream: v[6].Int64,
 				FromActivity: true, CorrelationID: k.corr}
 			return nil
@@ -74,13 +72,45 @@ func (x *Export) loadActivity(ctx context.Context, calls []Call, st *Stats) (*ac
 		}
 		st.RowsScanned += n
 	}
+	return act, nil
+}
+
+// keepCall says whether a loaded call can take part in a host wait: a copy
+// or memset whose activity row was filtered out (device-to-device, device
+// memset) cannot.
+func (a *activity) keepCall(kind CallKind, pid, corr int64) bool {
+	switch kind {
+	case CallMemcpy:
+		if a.memcpyActivity {
+			_, ok := a.copies[callKey{pid, corr}]
+			return ok
+		}
+	case CallMemset:
+		if a.memsetActivity {
+			_, ok := a.copies[callKey{pid, corr}]
+			return ok
+		}
+	}
+	return true
+}
+
+// loadSyncRecords reads the synchronization rows of the loaded sync calls
+// and the event records.
+func (x *Export) loadSyncRecords(ctx context.Context, act *activity, calls []Call, st *Stats) error {
+	s := x.Schema
 	if s.HasColumn(tableSync, "correlationId") {
+		want := map[callKey]bool{}
+		for _, c := range calls {
+			if c.Kind == CallStreamSync || c.Kind == CallEventSync || c.Kind == CallContextSync {
+				want[callKey{pidOf(c.GlobalTid), c.CorrelationID}] = true
+			}
+		}
 		q := fmt.Sprintf(`SELECT correlationId, %s, deviceId, contextId, streamId, %s, %s FROM %s`,
 			s.col(tableSync, "globalPid", "0"), s.col(tableSync, "eventId", "-1"), s.col(tableSync, "eventSyncId", "-1"), s.Name(tableSync))
 		v, dest := nullInts(7)
 		n, err := x.scanRows(ctx, "reading synchronization records", q, dest, func() error {
 			k := callKey{v[1].Int64, v[0].Int64}
-			if _, ok := want[k]; !ok {
+			if !want[k] {
 				return nil
 			}
 			act.syncs[k] = syncRecord{device: v[2].Int64, context: v[3].Int64, stream: v[4].Int64,
@@ -88,14 +118,11 @@ func (x *Export) loadActivity(ctx context.Context, calls []Call, st *Stats) (*ac
 			return nil
 		})
 		if err != nil {
-			return nil, err
+			return err
 		}
 		st.RowsScanned += n
 	}
-	if err := x.loadEventRecords(ctx, act, st); err != nil {
-		return nil, err
-	}
-	return act, nil
+	return x.loadEventRecords(ctx, act, st)
 }
 
 // loadEventRecords reads CUPTI_ACTIVITY_KIND_CUDA_EVENT: one row per event

@@ -4,13 +4,18 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"runtime"
 	"sort"
+
+	"golang.org/x/sync/errgroup"
 )
 
-// apiName is an API name id of interest.
+// apiName is an API name id of interest, with what its name says worked
+// out once.
 type apiName struct {
-	raw  string
-	kind CallKind
+	raw, name   string
+	kind        CallKind
+	async, peer bool
 }
 
 // callKey identifies a call: correlation ids are unique per process.
@@ -26,7 +31,8 @@ func (x *Export) loadAPINames(ctx context.Context) (map[int64]apiName, error) {
 	q := fmt.Sprintf(`SELECT id, value FROM %s WHERE value GLOB 'cu*'`, x.Schema.Name(tableStrings))
 	_, err := x.scanRows(ctx, "reading API names", q, []any{&id, &val}, func() error {
 		if k := ClassifyName(val.String); k != CallOther {
-			names[id.Int64] = apiName{raw: val.String, kind: k}
+			names[id.Int64] = apiName{raw: val.String, name: NormalizeName(val.String), kind: k,
+				async: isAsyncName(val.String), peer: isPeerName(val.String)}
 		}
 		return nil
 	})
@@ -36,7 +42,8 @@ func (x *Export) loadAPINames(ctx context.Context) (map[int64]apiName, error) {
 // loadCalls reads the calls of interest, folding each eventClass-67
 // backtrace twin into its CUPTI row (same globalTid and correlationId), so
 // that every call is counted once with the twin's callchain.
-func (x *Export) loadCalls(ctx context.Context, names map[int64]apiName, st *Stats) ([]Call, error) {
+// Calls for which keep says false are dropped as they stream past.
+func (x *Export) loadCalls(ctx context.Context, names map[int64]apiName, keep func(CallKind, int64, int64) bool, st *Stats) ([]Call, error) {
 	if len(names) == 0 {
 		return nil, nil
 	}
@@ -48,45 +55,44 @@ func (x *Export) loadCalls(ctx context.Context, names map[int64]apiName, st *Sta
 	q := fmt.Sprintf(`SELECT start, "end", %s, globalTid, correlationId, nameId, %s FROM %s WHERE nameId IN (%s)`,
 		s.col(tableRuntime, "eventClass", "0"), s.col(tableRuntime, "callchainId", "NULL"),
 		s.Name(tableRuntime), inList(ids))
-	type twin struct{ start, chain int64 }
-	type tidCorr struct{ tid, corr int64 }
-	twins := map[tidCorr]twin{}
-	seen := map[tidCorr]int{}
-	var calls []Call
-	v, dest := nullInts(7)
-	n, err := x.scanRows(ctx, "reading CUDA API calls", q, dest, func() error {
-		name := names[v[5].Int64]
-		class := v[2].Int64
-		key := tidCorr{v[3].Int64, intOr(v[4], -1)}
-		if class == 67 { // TRACE_PROCESS_EVENT_CUDABACKTRACE
-			twins[key] = twin{start: v[0].Int64, chain: intOr(v[6], -1)}
-			return nil
+	// Exports without eventClass may repeat a call and are read in one
+	// part, deduplicated; with it, the repeat is the eventClass-67 twin and
+	// the table is read in parallel parts.
+	parts := []string{q}
+	dedupe := !s.HasColumn(tableRuntime, "eventClass")
+	if !dedupe {
+		var err error
+		if parts, err = x.rowidParts(ctx, tableRuntime, q, "AND"); err != nil {
+			return nil, err
 		}
-		if class != 0 && class != 1 {
-			return nil
-		}
-		if i, dup := seen[key]; dup && key.corr >= 0 {
-			// Old exports without eventClass repeat a call; keep the first.
-			if calls[i].CallchainID < 0 && v[6].Valid {
-				calls[i].CallchainID = v[6].Int64
-			}
-			return nil
-		}
-		seen[key] = len(calls)
-		calls = append(calls, Call{
-			Name: NormalizeName(name.raw), RawName: name.raw, Kind: name.kind,
-			Start: v[0].Int64, End: v[1].Int64, GlobalTid: v[3].Int64,
-			CorrelationID: key.corr, EventClass: class,
-			CallchainID: intOr(v[6], -1), TwinStart: -1,
+	}
+	results := make([]callPart, len(parts))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	for i, pq := range parts {
+		g.Go(func() error {
+			var err error
+			results[i], err = x.readCalls(gctx, pq, names, keep, dedupe)
+			return err
 		})
-		return nil
-	})
-	if err != nil {
+	}
+	if err := g.Wait(); err != nil {
 		return nil, err
 	}
-	st.RowsScanned += n
+	var calls []Call
+	twins := map[tidCorr]twin{}
+	for _, r := range results {
+		calls = append(calls, r.calls...)
+		st.RowsScanned += r.rows
+		for k, t := range r.twins {
+			twins[k] = t
+		}
+	}
 	for i := range calls {
 		c := &calls[i]
+		if len(twins) == 0 {
+			break
+		}
 		if t, ok := twins[tidCorr{c.GlobalTid, c.CorrelationID}]; ok {
 			c.TwinStart = t.start
 			if t.chain >= 0 {
@@ -105,14 +111,71 @@ func (x *Export) loadCalls(ctx context.Context, names map[int64]apiName, st *Sta
 	return calls, nil
 }
 
-// cudaSpan returns the first start and last end of all CUDA API calls; the
-// aggregate runs inside SQLite.
-func (x *Export) cudaSpan(ctx context.Context) (Interval, int64, error) {
-	q := fmt.Sprintf(`SELECT min(start), max("end"), count(*) FROM %s`, x.Schema.Name(tableRuntime))
-	v, dest := nullInts(3)
+type twin struct{ start, chain int64 }
+
+type tidCorr struct{ tid, corr int64 }
+
+// callPart is what one part of the runtime table gave.
+type callPart struct {
+	calls []Call
+	twins map[tidCorr]twin
+	rows  int64
+}
+
+// readCalls reads one part of the runtime table.
+func (x *Export) readCalls(ctx context.Context, q string, names map[int64]apiName, keep func(CallKind, int64, int64) bool, dedupe bool) (callPart, error) {
+	r := callPart{twins: map[tidCorr]twin{}}
+	var seen map[tidCorr]int
+	if dedupe {
+		seen = map[tidCorr]int{}
+	}
+	v, dest := nullInts(7)
+	n, err := x.scanRows(ctx, "reading CUDA API calls", q, dest, func() error {
+		name := names[v[5].Int64]
+		class := v[2].Int64
+		key := tidCorr{v[3].Int64, intOr(v[4], -1)}
+		if class == 67 { // TRACE_PROCESS_EVENT_CUDABACKTRACE
+			r.twins[key] = twin{start: v[0].Int64, chain: intOr(v[6], -1)}
+			return nil
+		}
+		if (class != 0 && class != 1) || !keep(name.kind, pidOf(key.tid), key.corr) {
+			return nil
+		}
+		if seen != nil && key.corr >= 0 {
+			if i, dup := seen[key]; dup {
+				if r.calls[i].CallchainID < 0 && v[6].Valid {
+					r.calls[i].CallchainID = v[6].Int64
+				}
+				return nil
+			}
+			seen[key] = len(r.calls)
+		}
+		r.calls = append(r.calls, Call{
+			Name: name.name, RawName: name.raw, Kind: name.kind,
+			Start: v[0].Int64, End: v[1].Int64, GlobalTid: v[3].Int64,
+			CorrelationID: key.corr, EventClass: class,
+			CallchainID: intOr(v[6], -1), TwinStart: -1,
+			async: name.async, peer: name.peer,
+		})
+		return nil
+	})
+	r.rows = n
+	return r, err
+}
+
+// cudaSpan returns whether the API table has rows, and the start of its
+// first row and the end of its last row by rowid. Exports write rows in
+// about time order, so these bound the trace closely at the cost of two
+// primary-key lookups instead of a full scan; the loaded calls and the GPU
+// scan widen the span where they reach further.
+func (x *Export) cudaSpan(ctx context.Context) (Interval, bool, error) {
+	t := x.Schema.Name(tableRuntime)
+	q := fmt.Sprintf(`SELECT (SELECT start FROM %[1]s WHERE rowid = (SELECT min(rowid) FROM %[1]s)),
+		(SELECT "end" FROM %[1]s WHERE rowid = (SELECT max(rowid) FROM %[1]s))`, t)
+	v, dest := nullInts(2)
 	_, err := x.scanRows(ctx, "measuring the trace", q, dest, func() error { return nil })
 	if err != nil {
-		return Interval{}, 0, err
+		return Interval{}, false, err
 	}
-	return Interval{Start: v[0].Int64, End: v[1].Int64}, v[2].Int64, nil
+	return Interval{Start: v[0].Int64, End: v[1].Int64}, v[0].Valid, nil
 }

@@ -13,7 +13,9 @@ type streamKey struct{ pid, ctx, stream int64 }
 // streamInfo holds what TARGET_INFO_CUDA_STREAM and the context tables say
 // of the streams: which are legacy NULL streams and which non-blocking.
 type streamInfo struct {
-	nonBlocking map[streamKey]bool
+	// nonBlocking marks streams created non-blocking, by (pid, stream):
+	// stream ids are unique within a process.
+	nonBlocking map[[2]int64]bool
 	legacy      map[streamKey]bool
 	// legacyByPid marks null streams by (pid, stream) for rows without a
 	// context id.
@@ -27,7 +29,7 @@ func (si *streamInfo) isLegacy(pid, ctx, stream int64) bool {
 // loadStreams reads stream flags (1 default, 2 non-blocking, 3 null) and the
 // contexts' null stream ids.
 func (x *Export) loadStreams(ctx context.Context) (*streamInfo, error) {
-	si := &streamInfo{nonBlocking: map[streamKey]bool{}, legacy: map[streamKey]bool{}, legacyByPid: map[[2]int64]bool{}}
+	si := &streamInfo{nonBlocking: map[[2]int64]bool{}, legacy: map[streamKey]bool{}, legacyByPid: map[[2]int64]bool{}}
 	s := x.Schema
 	if s.HasColumn(tableStream, "flag") && s.HasColumn(tableStream, "processId") {
 		q := fmt.Sprintf(`SELECT streamId, processId, contextId, flag FROM %s`, s.Name(tableStream))
@@ -36,7 +38,7 @@ func (x *Export) loadStreams(ctx context.Context) (*streamInfo, error) {
 			k := streamKey{v[1].Int64, v[2].Int64, v[0].Int64}
 			switch v[3].Int64 {
 			case 2:
-				si.nonBlocking[k] = true
+				si.nonBlocking[[2]int64{k.pid, k.stream}] = true
 			case 3:
 				si.legacy[k] = true
 				si.legacyByPid[[2]int64{k.pid, k.stream}] = true

@@ -142,6 +142,13 @@ type Sync struct {
 	// waitCorr: GPU work enqueued by the process before this correlation
 	// id (in the sync's scope) is what the host waited for.
 	waitCorr int64
+
+	// OpsBefore are the push/pop NVTX ranges of the sync's thread that ran
+	// after the thread's previous sync returned and ended before this one
+	// began — with --pytorch=autograd-nvtx, the aten ops that led up to it —
+	// outermost only, the latest MaxOpsBefore, in time order. Read only
+	// from exports whose syncs lie inside aten ranges.
+	OpsBefore []RangeRef
 }
 
 // Duration is the host's blocked time.
@@ -171,6 +178,8 @@ type Call struct {
 	// Blocking: the call blocks the host on its own (a pinned .item() copy
 	// does not; its stream synchronize does).
 	Blocking bool
+
+	async, peer bool // from the API name: an Async variant, a peer copy
 }
 
 // CopyKind is a memcpy direction (ENUM_CUDA_MEMCPY_OPER).

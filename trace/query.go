@@ -3,39 +3,155 @@ package trace
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"fmt"
+	"io"
+	"runtime"
 	"strconv"
 	"strings"
 )
 
-// scanRows runs a query and calls fn for each row with the scanned values.
-// Integer columns are scanned as sql.NullInt64; NULL reads as the zero
-// value with Valid false.
+// scanRows runs a query and calls fn for each row with the values stored
+// into dest (*sql.NullInt64, *sql.NullString or *[]byte). It reads through
+// the driver directly: database/sql's per-row locking and reflection cost
+// more than SQLite's own scan on the tables of a large export.
 func (x *Export) scanRows(ctx context.Context, what, query string, dest []any, fn func() error, args ...any) (int64, error) {
-	rows, err := x.db.QueryContext(ctx, query, args...)
+	conn, err := x.db.Conn(ctx)
 	if err != nil {
 		return 0, x.dbErr(err, what)
 	}
-	defer rows.Close()
+	defer conn.Close()
 	var n int64
-	for rows.Next() {
-		if err := rows.Scan(dest...); err != nil {
-			return n, x.dbErr(err, what)
+	err = conn.Raw(func(dc any) error {
+		q, ok := dc.(driver.QueryerContext)
+		if !ok {
+			return fmt.Errorf("the SQLite driver cannot run queries")
 		}
-		n++
-		if n&0xffff == 0 {
-			if err := ctx.Err(); err != nil {
-				return n, err
+		named := make([]driver.NamedValue, len(args))
+		for i, a := range args {
+			named[i] = driver.NamedValue{Ordinal: i + 1, Value: a}
+		}
+		rows, err := q.QueryContext(ctx, query, named)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		if got := len(rows.Columns()); got != len(dest) {
+			return fmt.Errorf("query returns %d columns, want %d", got, len(dest))
+		}
+		vals := make([]driver.Value, len(dest))
+		for {
+			if err := rows.Next(vals); err != nil {
+				if err == io.EOF {
+					return nil
+				}
+				return err
+			}
+			n++
+			if n&0xffff == 0 {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+			}
+			for i, v := range vals {
+				if err := assign(dest[i], v); err != nil {
+					return inputErr(x.Path, ErrUnreadableRow, "unexpected value while %s: column %d: %v", what, i+1, err)
+				}
+			}
+			if err := fn(); err != nil {
+				return err
 			}
 		}
-		if err := fn(); err != nil {
-			return n, err
+	})
+	return n, x.dbErr(err, what)
+}
+
+// assign stores a driver value into a scan target.
+func assign(dst any, v driver.Value) error {
+	switch d := dst.(type) {
+	case *sql.NullInt64:
+		switch t := v.(type) {
+		case nil:
+			*d = sql.NullInt64{}
+		case int64:
+			*d = sql.NullInt64{Int64: t, Valid: true}
+		case float64:
+			*d = sql.NullInt64{Int64: int64(t), Valid: true}
+		case bool:
+			*d = sql.NullInt64{Valid: true}
+			if t {
+				d.Int64 = 1
+			}
+		case string, []byte:
+			n, err := strconv.ParseInt(fmt.Sprint(asString(t)), 10, 64)
+			if err != nil {
+				return fmt.Errorf("text %q where an integer was expected", truncate(asString(t), 40))
+			}
+			*d = sql.NullInt64{Int64: n, Valid: true}
+		default:
+			return fmt.Errorf("%T where an integer was expected", v)
 		}
+	case *sql.NullString:
+		switch t := v.(type) {
+		case nil:
+			*d = sql.NullString{}
+		case int64:
+			*d = sql.NullString{String: strconv.FormatInt(t, 10), Valid: true}
+		case float64:
+			*d = sql.NullString{String: strconv.FormatFloat(t, 'g', -1, 64), Valid: true}
+		default:
+			*d = sql.NullString{String: asString(t), Valid: true}
+		}
+	case *[]byte:
+		switch t := v.(type) {
+		case nil:
+			*d = nil
+		case []byte:
+			*d = append((*d)[:0], t...)
+		case string:
+			*d = append((*d)[:0], t...)
+		default:
+			*d = nil
+		}
+	default:
+		return fmt.Errorf("unsupported scan target %T", dst)
 	}
-	if err := rows.Err(); err != nil {
-		return n, x.dbErr(err, what)
+	return nil
+}
+
+func asString(v any) string {
+	switch t := v.(type) {
+	case string:
+		return t
+	case []byte:
+		return string(t)
 	}
-	return n, nil
+	return fmt.Sprint(v)
+}
+
+func truncate(s string, n int) string {
+	if len(s) > n {
+		return s[:n] + "…"
+	}
+	return s
+}
+
+// rowidParts splits a query over a table into one query per core, each on
+// a rowid range, so that separate connections scan a large table in
+// parallel. conj joins the range condition to the query ("WHERE" or "AND").
+func (x *Export) rowidParts(ctx context.Context, table, query, conj string) ([]string, error) {
+	v, dest := nullInts(1)
+	q := fmt.Sprintf(`SELECT max(rowid) FROM %s`, x.Schema.Name(table))
+	if _, err := x.scanRows(ctx, "sizing "+table, q, dest, func() error { return nil }); err != nil {
+		return nil, err
+	}
+	n := int64(runtime.GOMAXPROCS(0))
+	step := v[0].Int64/n + 1
+	var parts []string
+	for lo := int64(0); lo <= v[0].Int64; lo += step {
+		parts = append(parts, fmt.Sprintf(`%s %s rowid BETWEEN %d AND %d`, query, conj, lo, lo+step-1))
+	}
+	return parts, nil
 }
 
 // nullInts returns n NullInt64 values and their pointers as scan targets.
