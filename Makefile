@@ -17,10 +17,11 @@ test:
 demo: build
 	$(BIN) analyze $(DEMO)
 
-# Reader benchmark on a generated large export (BENCHGB gigabytes, built once
-# under /tmp from a real fixture): rows a second and peak memory.
+# Inventory benchmark on large exports generated from real ones (BENCHGB
+# gigabytes, cached under /tmp): seconds, rows a second, peak memory, and the
+# sqlite3 floor. docs/performance.md records the results.
 bench:
-	NSYSSYNC_BENCH_GB=$(BENCHGB) $(GO) test -run '^$$' -bench . -benchtime 1x -benchmem ./trace/
+	scripts/bench.sh $(BENCHGB)
 
 lint: fmt-check vet
 

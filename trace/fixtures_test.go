@@ -62,11 +62,13 @@ func eventKey(corr int64, apis []string, kind string) string {
 // region, and (with backtraces) the Python line of the program.
 func TestFixtures(t *testing.T) {
 	truths, _ := filepath.Glob("../fixtures/*.truth.json")
-	if len(truths) < 4 {
-		t.Fatalf("want at least 4 truth files in fixtures/, found %d", len(truths))
-	}
+	inventories := 0
 	for _, tp := range truths {
 		tf := readTruth(t, tp)
+		if tf.Events == nil {
+			continue // an estimator ground truth, without an event list
+		}
+		inventories++
 		t.Run(tf.Fixture, func(t *testing.T) {
 			path := filepath.Join("../fixtures", tf.Fixture)
 			tr := loadFile(t, path, LoadOptions{})
@@ -110,6 +112,9 @@ func TestFixtures(t *testing.T) {
 			}
 			checkPythonLines(t, tf, tr)
 		})
+	}
+	if inventories < 4 {
+		t.Fatalf("want at least 4 fixtures with an event list in their truth file, found %d", inventories)
 	}
 }
 

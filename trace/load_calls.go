@@ -151,9 +151,9 @@ func (x *Export) readCalls(ctx context.Context, q string, names map[int64]apiNam
 			seen[key] = len(r.calls)
 		}
 		r.calls = append(r.calls, Call{
-			Name: name.name, RawName: name.raw, Kind: name.kind,
+			Name: name.name, Kind: name.kind,
 			Start: v[0].Int64, End: v[1].Int64, GlobalTid: v[3].Int64,
-			CorrelationID: key.corr, EventClass: class,
+			CorrelationID: key.corr,
 			CallchainID: intOr(v[6], -1), TwinStart: -1,
 			async: name.async, peer: name.peer,
 		})

@@ -167,12 +167,10 @@ func (s *Sync) APIs() []string {
 // in).
 type Call struct {
 	Name          string // normalised
-	RawName       string
 	Kind          CallKind
 	Start, End    int64
 	GlobalTid     int64
 	CorrelationID int64
-	EventClass    int64
 	CallchainID   int64 // -1 when none; 0 is a valid id
 	TwinStart     int64 // start of the eventClass-67 row, -1 when none
 	// Blocking: the call blocks the host on its own (a pinned .item() copy
