@@ -2,6 +2,7 @@ package trace
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 )
 
@@ -42,8 +43,7 @@ func (x *Export) loadCopies(ctx context.Context, st *Stats) (*activity, error) {
 		q := fmt.Sprintf(`SELECT correlationId, %s, start, "end", deviceId, contextId, streamId, bytes, copyKind, %s, %s FROM %s
 			WHERE copyKind NOT IN (5, 6, 7, 8, 10, 13)`,
 			s.col(tableMemcpy, "globalPid", "0"), s.col(tableMemcpy, "srcKind", "-1"), s.col(tableMemcpy, "dstKind", "-1"), s.Name(tableMemcpy))
-		v, dest := nullInts(11)
-		n, err := x.scanRows(ctx, "reading memcpy activity", q, dest, func() error {
+		n, err := x.scanParts(ctx, "reading memcpy activity", tableMemcpy, q, "AND", 11, func(v []sql.NullInt64) error {
 			k := callKey{v[1].Int64, v[0].Int64}
 			act.copies[k] = &Copy{Direction: CopyKind(v[8].Int64), SrcKind: MemKind(intOr(v[9], -1)), DstKind: MemKind(intOr(v[10], -1)),
 				Bytes: v[7].Int64, Start: v[2].Int64, End: v[3].Int64, Device: v[4].Int64, Context: v[5].Int64, Stream: v[6].Int64,
@@ -107,8 +107,7 @@ func (x *Export) loadSyncRecords(ctx context.Context, act *activity, calls []Cal
 		}
 		q := fmt.Sprintf(`SELECT correlationId, %s, deviceId, contextId, streamId, %s, %s FROM %s`,
 			s.col(tableSync, "globalPid", "0"), s.col(tableSync, "eventId", "-1"), s.col(tableSync, "eventSyncId", "-1"), s.Name(tableSync))
-		v, dest := nullInts(7)
-		n, err := x.scanRows(ctx, "reading synchronization records", q, dest, func() error {
+		n, err := x.scanParts(ctx, "reading synchronization records", tableSync, q, "WHERE", 7, func(v []sql.NullInt64) error {
 			k := callKey{v[1].Int64, v[0].Int64}
 			if !want[k] {
 				return nil

@@ -154,7 +154,7 @@ func (x *Export) readCalls(ctx context.Context, q string, names map[int64]apiNam
 			Name: name.name, Kind: name.kind,
 			Start: v[0].Int64, End: v[1].Int64, GlobalTid: v[3].Int64,
 			CorrelationID: key.corr,
-			CallchainID: intOr(v[6], -1), TwinStart: -1,
+			CallchainID:   intOr(v[6], -1), TwinStart: -1,
 			async: name.async, peer: name.peer,
 		})
 		return nil

@@ -9,6 +9,9 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
+
+	"golang.org/x/sync/errgroup"
 )
 
 // scanRows runs a query and calls fn for each row with the values stored
@@ -152,6 +155,36 @@ func (x *Export) rowidParts(ctx context.Context, table, query, conj string) ([]s
 		parts = append(parts, fmt.Sprintf(`%s %s rowid BETWEEN %d AND %d`, query, conj, lo, lo+step-1))
 	}
 	return parts, nil
+}
+
+// scanParts runs a query of integer columns over rowid parts of a table on
+// all cores. fn sees one row at a time (calls are serialised), so it may
+// write shared state; the scanning and decoding run in parallel.
+func (x *Export) scanParts(ctx context.Context, what, table, query, conj string, ncols int, fn func(v []sql.NullInt64) error) (int64, error) {
+	parts, err := x.rowidParts(ctx, table, query, conj)
+	if err != nil {
+		return 0, err
+	}
+	var mu sync.Mutex
+	var total int64
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	for _, q := range parts {
+		g.Go(func() error {
+			v, dest := nullInts(ncols)
+			n, err := x.scanRows(gctx, what, q, dest, func() error {
+				mu.Lock()
+				defer mu.Unlock()
+				return fn(v)
+			})
+			mu.Lock()
+			total += n
+			mu.Unlock()
+			return err
+		})
+	}
+	err = g.Wait()
+	return total, err
 }
 
 // nullInts returns n NullInt64 values and their pointers as scan targets.
