@@ -1,11 +1,16 @@
 // Package classify turns each host sync of a trace into a verdict — whether
-// the program needed the wait (a true dependency) or not (a false one) —
-// and groups syncs into sites: one place in the program, with counts and
-// blocked time.
+// the program needed the wait (a true dependency) or not (a false one), the
+// kind of sync (a category of DESIGN.md's vocabulary), how sure it is, the
+// facts that decided it, and the sync-free rewrite — and groups syncs into
+// sites: one place in the program, with counts, blocked time and the
+// verdict its syncs share.
 //
-// Verdict rules land with the classifier; until then every site's
-// dependency and category is "unknown", and grouping already follows the
-// strongest location evidence the export has.
+// Verdicts come from one table, Rules, tried in order: Python frames of
+// torch and the program's own source line (with Options.SourceRoot), aten
+// op ranges from --pytorch=autograd-nvtx and the ops just before a sync,
+// native callchains from --cudabacktrace, and, with none of these, the call
+// pattern (copy direction, size, memory kinds, the API). Where the evidence
+// does not decide, the verdict is unknown.
 package classify
 
 import (
@@ -51,8 +56,14 @@ type Location struct {
 	Frames   []string
 }
 
-// Sites groups the trace's syncs into sites, largest blocked time first.
-func Sites(t *trace.Trace) []Site {
+// Sites groups the trace's syncs into sites, largest blocked time first,
+// with the verdicts of Options{} (no source root).
+func Sites(t *trace.Trace) []Site { return Options{}.Sites(t) }
+
+// Sites groups the trace's syncs into sites, largest blocked time first, and
+// gives each the verdict its syncs share.
+func (o Options) Sites(t *trace.Trace) []Site {
+	verdicts := o.Verdicts(t)
 	byKey := map[string]*Site{}
 	var order []*Site
 	for i := range t.Syncs {
@@ -72,6 +83,7 @@ func Sites(t *trace.Trace) []Site {
 	out := make([]Site, len(order))
 	for i, s := range order {
 		s.ID = fmt.Sprintf("s%d", i+1)
+		fillVerdict(s, verdicts)
 		out[i] = *s
 	}
 	return out
