@@ -4,7 +4,7 @@ BIN     ?= bin/nsyssync
 DEMO    ?= fixtures/syncs_backtrace.sqlite
 BENCHGB ?= 1
 
-.PHONY: build test demo bench lint fmt-check vet clean
+.PHONY: build test demo bench lint fmt-check vet clean check-html examples golden
 
 build:
 	$(GO) build -o $(BIN) ./cmd/nsyssync
@@ -31,6 +31,23 @@ fmt-check:
 
 vet:
 	$(GO) vet ./...
+
+# The HTML report in headless Chromium (installs Debian's chromium when
+# absent): screenshot and DOM checks, report/chromium_test.go.
+check-html:
+	bash scripts/check-html.sh
+
+# Rewrites the report golden files (report/testdata/*.golden) after an
+# intended change to a report; review the diff.
+golden:
+	$(GO) test -count=1 ./report/ -run TestGolden -update
+
+# The example reports linked from the README (docs/examples/).
+examples: build
+	$(BIN) analyze --nvtx measured --format html -o docs/examples/syncs_backtrace.html $(DEMO)
+	$(BIN) analyze --nvtx measured --format markdown -o docs/examples/syncs_backtrace.md $(DEMO)
+	$(BIN) analyze --nvtx measured --format perfetto -o docs/examples/syncs_backtrace.perfetto.json $(DEMO)
+	NO_COLOR=1 COLUMNS=100 $(BIN) analyze --nvtx measured --top 5 $(DEMO) > docs/examples/syncs_backtrace.txt
 
 clean:
 	rm -rf bin

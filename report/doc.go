@@ -1,22 +1,64 @@
-// Package report renders an analysed trace: a plain terminal table and the
-// versioned JSON contract (nsyssync/v1) that CI scripts and other tools
-// read.
+// Package report renders an analysed trace for people and for tools:
+//
+//   - the terminal report (lipgloss; colour only on a terminal),
+//   - GitHub-flavoured Markdown, ready to paste into a ticket or
+//     $GITHUB_STEP_SUMMARY,
+//   - the versioned JSON contract (nsyssync/v1) that CI scripts read,
+//   - a self-contained HTML page with a timeline picture of each top site,
+//   - a Chrome-trace JSON of the region for ui.perfetto.dev.
+//
+// It also holds what the command line decides from a report: the CI gate
+// on removable savings with its allow-list (.nsyssync.yaml), and the
+// doctor's diagnosis of what an export contains.
+//
+// Every renderer reads an *Analysis and nothing else, and every output is
+// deterministic: the same export gives the same bytes.
 package report
 
 import (
+	"cmp"
+	"slices"
+
 	"github.com/nsyssync/nsyssync/classify"
 	"github.com/nsyssync/nsyssync/trace"
 )
 
-// Analysis is what the renderers show: one trace, its syncs and its sites.
+// Analysis is what the renderers show: one trace, its sites and, once they
+// are computed, the savings estimates and the allow-list's decisions.
 type Analysis struct {
 	Trace *trace.Trace
+	// Sites as classify returns them (largest blocked time first).
 	Sites []classify.Site
+	// Estimates holds the estimator's savings; nil until it ran.
+	Estimates *Estimates
+	// Allowed maps the IDs of the sites an allow-list accepts to the
+	// reason it gives.
+	Allowed map[string]string
 }
 
-// New groups the trace's syncs into sites and wraps both for rendering.
+// New groups the trace's syncs into sites, classifies them, and wraps both
+// for rendering.
 func New(t *trace.Trace) *Analysis {
-	return &Analysis{Trace: t, Sites: classify.Sites(t)}
+	return NewWith(t, classify.Options{})
+}
+
+// NewWith is New with classifier options (a source root for Python lines).
+func NewWith(t *trace.Trace, opt classify.Options) *Analysis {
+	return &Analysis{Trace: t, Sites: opt.Sites(t)}
+}
+
+// Ordered returns the sites in report order: largest estimated savings
+// first, then largest blocked time (the order classify gives), so that
+// without estimates the order is classify's.
+func (a *Analysis) Ordered() []*classify.Site {
+	out := make([]*classify.Site, len(a.Sites))
+	for i := range a.Sites {
+		out[i] = &a.Sites[i]
+	}
+	slices.SortStableFunc(out, func(x, y *classify.Site) int {
+		return cmp.Compare(a.SavingsNs(y), a.SavingsNs(x))
+	})
+	return out
 }
 
 // siteOf maps each sync index to its site's id.
@@ -28,6 +70,16 @@ func (a *Analysis) siteOf() map[int]string {
 		}
 	}
 	return out
+}
+
+// siteByID finds a site by its ID.
+func (a *Analysis) siteByID(id string) *classify.Site {
+	for i := range a.Sites {
+		if a.Sites[i].ID == id {
+			return &a.Sites[i]
+		}
+	}
+	return nil
 }
 
 // GPUName names the GPU(s) the trace ran on.
@@ -47,4 +99,28 @@ func (a *Analysis) GPUName() string {
 		return itoa(len(gpus)) + "x " + name
 	}
 	return name
+}
+
+// RegionName describes the analysed region in a few words.
+func (a *Analysis) RegionName() string {
+	r := a.Trace.Region
+	if r.Name == "" {
+		return "whole trace"
+	}
+	name := "NVTX " + quote(r.Name)
+	if r.Domain != "" {
+		name += " in domain " + quote(r.Domain)
+	}
+	if len(r.Intervals) > 1 {
+		name += " (" + itoa(len(r.Intervals)) + " occurrences)"
+	}
+	return name
+}
+
+// fraction is part/whole, 0 when whole is not positive.
+func fraction(part, whole int64) float64 {
+	if whole <= 0 {
+		return 0
+	}
+	return float64(part) / float64(whole)
 }

@@ -1,7 +1,10 @@
 package report
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"strconv"
 
@@ -51,7 +54,9 @@ type Totals struct {
 
 // SiteJSON is one site of the contract.
 type SiteJSON struct {
-	ID                       string       `json:"id"`
+	ID string `json:"id"`
+	// Fingerprint names the site across runs (allow-lists use it).
+	Fingerprint              string       `json:"fingerprint"`
 	APIs                     []string     `json:"apis"`
 	Count                    int          `json:"count"`
 	BlockedNs                int64        `json:"blocked_ns"`
@@ -65,6 +70,16 @@ type SiteJSON struct {
 	EstimatedSavingsNs       int64        `json:"estimated_savings_ns"`
 	EstimatedSavingsFraction float64      `json:"estimated_savings_fraction"`
 	Replay                   *ReplayJSON  `json:"replay"`
+	// EstimateSampled: the estimator simulated a sample of the site's
+	// occurrences.
+	EstimateSampled bool `json:"estimate_sampled,omitempty"`
+	// Allowed is set when an allow-list accepts the site.
+	Allowed *AllowedJSON `json:"allowed,omitempty"`
+}
+
+// AllowedJSON says why an allow-list accepts a site.
+type AllowedJSON struct {
+	Reason string `json:"reason"`
 }
 
 // LocationJSON is where a site is.
@@ -130,23 +145,91 @@ type GapJSON struct {
 }
 
 // BuildDocument fills the JSON contract.
-func (a *Analysis) BuildDocument() Document {
+func (a *Analysis) documentHead() Document {
 	t := a.Trace
 	d := Document{Schema: SchemaVersion, Sites: []SiteJSON{}, Syncs: []SyncJSON{}, Notes: t.Warnings}
 	d.Trace = TraceInfo{Path: t.Path, NsysVersion: t.Schema.NsysVersion, SchemaVersion: t.Schema.SchemaVersion, GPU: a.GPUName(),
 		Region: RegionJSON{Name: t.Region.Name, StartNs: t.Region.Start, EndNs: t.Region.End, DurationNs: t.Region.Duration, Occurrences: len(t.Region.Intervals)}}
 	d.Totals = Totals{Syncs: len(t.Syncs), BlockedNs: t.BlockedNs()}
-	for _, s := range a.Sites {
-		sj := SiteJSON{ID: s.ID, APIs: s.APIs, Count: len(s.Syncs), BlockedNs: s.BlockedNs, Dependency: string(s.Dependency),
+	if e := a.Estimates; e != nil {
+		d.Totals.EstimatedSavingsNs = e.TotalNs
+		d.Totals.EstimatedSavingsFraction = fraction(e.TotalNs, t.Region.Duration)
+		d.Totals.FalseDependencySavingsNs = e.FalseDependencyNs
+	}
+	for _, s := range a.Ordered() {
+		sj := SiteJSON{ID: s.ID, Fingerprint: Fingerprint(s), APIs: s.APIs, Count: len(s.Syncs), BlockedNs: s.BlockedNs, Dependency: string(s.Dependency),
 			Category: s.Category, Confidence: s.Confidence, Evidence: nonNil(s.Evidence), Fix: s.Fix, NVTX: nonNil(s.NVTX),
 			Location: LocationJSON{File: s.Location.File, Line: s.Location.Line, Function: s.Location.Function, Frames: nonNil(s.Location.Frames)}}
+		if a.Estimates != nil {
+			e := a.Estimates.Sites[s.ID]
+			sj.EstimatedSavingsNs, sj.EstimateSampled = e.SavingsNs, e.Sampled
+			sj.EstimatedSavingsFraction = fraction(e.SavingsNs, t.Region.Duration)
+		}
+		if reason, ok := a.Allowed[s.ID]; ok {
+			sj.Allowed = &AllowedJSON{Reason: reason}
+		}
 		d.Sites = append(d.Sites, sj)
 	}
+	return d
+}
+
+// BuildDocument fills the whole JSON contract in memory.
+func (a *Analysis) BuildDocument() Document {
+	d := a.documentHead()
+	t := a.Trace
 	site := a.siteOf()
 	for i := range t.Syncs {
 		d.Syncs = append(d.Syncs, syncJSON(t, &t.Syncs[i], site[i]))
 	}
 	return d
+}
+
+// WriteJSON writes the contract: the head indented, then the syncs one per
+// line, encoded as they are written so that a trace with a million syncs
+// never holds its whole document in memory.
+func (a *Analysis) WriteJSON(w io.Writer) error {
+	d := a.documentHead()
+	notes := d.Notes
+	d.Notes = nil
+	head, err := json.MarshalIndent(struct {
+		Schema string     `json:"schema"`
+		Trace  TraceInfo  `json:"trace"`
+		Totals Totals     `json:"totals"`
+		Sites  []SiteJSON `json:"sites"`
+	}{d.Schema, d.Trace, d.Totals, d.Sites}, "", "  ")
+	if err != nil {
+		return fmt.Errorf("writing the JSON report: %w", err)
+	}
+	bw := bufio.NewWriterSize(w, 1<<16)
+	bw.Write(bytes.TrimSuffix(head, []byte("\n}")))
+	bw.WriteString(",\n  \"syncs\": [")
+	t := a.Trace
+	site := a.siteOf()
+	for i := range t.Syncs {
+		line, err := json.Marshal(syncJSON(t, &t.Syncs[i], site[i]))
+		if err != nil {
+			return fmt.Errorf("writing the JSON report: %w", err)
+		}
+		if i > 0 {
+			bw.WriteByte(',')
+		}
+		bw.WriteString("\n    ")
+		bw.Write(line)
+	}
+	if len(t.Syncs) > 0 {
+		bw.WriteString("\n  ")
+	}
+	bw.WriteString("]")
+	if len(notes) > 0 {
+		b, _ := json.MarshalIndent(notes, "  ", "  ")
+		bw.WriteString(",\n  \"warnings\": ")
+		bw.Write(b)
+	}
+	bw.WriteString("\n}\n")
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("writing the JSON report: %w", err)
+	}
+	return nil
 }
 
 func syncJSON(t *trace.Trace, s *trace.Sync, site string) SyncJSON {
@@ -175,13 +258,6 @@ func syncJSON(t *trace.Trace, s *trace.Sync, site string) SyncJSON {
 		j.NVTX = append(j.NVTX, r.Name)
 	}
 	return j
-}
-
-// WriteJSON writes the contract, indented.
-func (a *Analysis) WriteJSON(w io.Writer) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(a.BuildDocument())
 }
 
 func nonNil(s []string) []string {

@@ -2,8 +2,11 @@ package report
 
 import (
 	"fmt"
+	"sort"
 	"strconv"
+	"strings"
 
+	"github.com/nsyssync/nsyssync/classify"
 	"github.com/nsyssync/nsyssync/trace"
 )
 
@@ -62,3 +65,109 @@ func Duration(ns int64) string {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+func quote(s string) string { return strconv.Quote(s) }
+
+// percent formats part as a percentage of whole, "-" when whole is not
+// positive.
+func percent(part, whole int64) string {
+	if whole <= 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f%%", 100*float64(part)/float64(whole))
+}
+
+// shortPath keeps the end of a path that says the most: the part after
+// site-packages, else the last two elements.
+func shortPath(p string) string {
+	if i := strings.LastIndex(p, "/site-packages/"); i >= 0 {
+		return p[i+len("/site-packages/"):]
+	}
+	if parts := strings.Split(p, "/"); len(parts) > 3 {
+		return ".../" + strings.Join(parts[len(parts)-2:], "/")
+	}
+	return p
+}
+
+// Where names a site's location in one short line.
+func Where(s *classify.Site) string {
+	switch {
+	case s.Location.File != "":
+		return fmt.Sprintf("%s:%d %s", shortPath(s.Location.File), s.Location.Line, s.Location.Function)
+	case s.Location.Function != "":
+		return s.Location.Function
+	case len(s.NVTX) > 0:
+		return "nvtx " + strings.Join(s.NVTX, " > ")
+	}
+	return s.Reason
+}
+
+// siteLabel names a site in a table: its program location, else its APIs
+// and whatever else tells it apart (NVTX path, stream).
+func siteLabel(s *classify.Site) string {
+	if s.Location.File != "" || s.Location.Function != "" {
+		return Where(s)
+	}
+	label := strings.Join(s.APIs, "+")
+	if len(s.NVTX) > 0 {
+		label += " in " + strings.Join(s.NVTX, " > ")
+	}
+	return label
+}
+
+// What describes a sync in a few words.
+func What(s *trace.Sync) string {
+	var parts []string
+	parts = append(parts, strings.Join(s.APIs(), "+"))
+	switch {
+	case s.Scope == trace.ScopeContext:
+		parts = append(parts, "all streams")
+	case s.Legacy:
+		parts = append(parts, fmt.Sprintf("legacy stream %d", s.Stream))
+	case s.Stream >= 0:
+		parts = append(parts, fmt.Sprintf("stream %d", s.Stream))
+	}
+	if c := s.Copy; c != nil && c.FromActivity {
+		parts = append(parts, fmt.Sprintf("%s %s→%s %dB", DirectionName(c), MemName(c.SrcKind), MemName(c.DstKind), c.Bytes))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func waited(s *trace.Sync) string {
+	if s.Waited.Ops == 0 {
+		return "nothing"
+	}
+	return fmt.Sprintf("%d ops, %s", s.Waited.Ops, Duration(s.Waited.BusyNs))
+}
+
+func idleAfter(s *trace.Sync) string {
+	switch {
+	case s.Gap.DeviceBusy:
+		return "busy"
+	case s.Gap.IdleAfterNs < 0:
+		return "end"
+	}
+	return Duration(s.Gap.IdleAfterNs)
+}
+
+// longestSyncs returns the indices of the n longest syncs (all when n <=
+// 0), longest first.
+func longestSyncs(t *trace.Trace, n int) []int {
+	order := make([]int, len(t.Syncs))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(x, y int) bool { return t.Syncs[order[x]].Duration() > t.Syncs[order[y]].Duration() })
+	if n > 0 && len(order) > n {
+		order = order[:n]
+	}
+	return order
+}
+
+// meanNs is a site's mean blocked time per sync.
+func meanNs(s *classify.Site) int64 {
+	if len(s.Syncs) == 0 {
+		return 0
+	}
+	return s.BlockedNs / int64(len(s.Syncs))
+}

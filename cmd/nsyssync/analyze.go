@@ -1,74 +1,140 @@
 package main
 
 import (
-	"context"
+	"errors"
 	"fmt"
 	"io"
+	"os"
+	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/nsyssync/nsyssync/report"
-	"github.com/nsyssync/nsyssync/trace"
 )
 
+// exitGate: the CI gate failed — removable savings exceed --fail-on-savings.
+const exitGate = 3
+
+// Report formats.
+const (
+	formatText     = "text"
+	formatMarkdown = "markdown"
+	formatJSON     = "json"
+	formatHTML     = "html"
+	formatPerfetto = "perfetto"
+)
+
+// formats lists every --format value, with aliases after the canonical
+// names.
+var formats = []string{formatText, formatMarkdown, formatJSON, formatHTML, formatPerfetto}
+
+var formatAliases = map[string]string{"terminal": formatText, "md": formatMarkdown, "chrome": formatPerfetto}
+
 type analyzeOptions struct {
-	format string
-	nvtx   string
-	top    int
+	format    string
+	nvtx      string
+	top       int
+	output    string
+	color     string
+	failOn    float64
+	gate      bool // --fail-on-savings was given
+	allowList string
+	// sourceRoot is where the program's Python files are, to read the
+	// lines that synchronised.
+	sourceRoot string
 }
 
 func newAnalyzeCmd(stdout, stderr io.Writer) *cobra.Command {
 	var opt analyzeOptions
 	cmd := &cobra.Command{
 		Use:   "analyze FILE...",
-		Short: "Inventory the host syncs of one or more exports",
+		Short: "Report the host syncs of one or more exports",
+		Long: `Analyse Nsight Systems SQLite exports: every host sync, grouped into sites
+(one place in the program), with the verdict (was the wait needed?), the
+evidence, the fix and the estimated saving.
+
+Formats: text (the terminal report; colour only on a terminal, NO_COLOR
+honoured), markdown (GitHub-flavoured, for tickets and $GITHUB_STEP_SUMMARY),
+json (the nsyssync/v1 contract), html (one self-contained page with a
+timeline picture of each top site), perfetto (Chrome-trace JSON of the
+region for ui.perfetto.dev).
+
+CI gate: --fail-on-savings PCT exits with code 3 when the removable
+(false-dependency) savings of the sites not in the allow-list exceed PCT
+percent of the region. The allow-list is .nsyssync.yaml in the current
+directory, or --allow-list FILE.
+
+Exit codes: 0 analysed; 1 an export could not be analysed; 2 bad flags or
+arguments; 3 the savings gate failed.`,
 		Example: `  nsyssync analyze report.sqlite
-  nsyssync analyze --nvtx train_step report.sqlite
-  nsyssync analyze --nvtx "step@MyDomain" --format json report.sqlite > syncs.json`,
+  nsyssync analyze --nvtx train_step --top 5 report.sqlite
+  nsyssync analyze --format markdown report.sqlite >> "$GITHUB_STEP_SUMMARY"
+  nsyssync analyze --format html -o report.html report.sqlite
+  nsyssync analyze --format perfetto -o syncs.json report.sqlite   # open in ui.perfetto.dev
+  nsyssync analyze --format json --nvtx "step@MyDomain" report.sqlite > syncs.json
+  nsyssync analyze --fail-on-savings 5 --allow-list ci/.nsyssync.yaml nightly.sqlite`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if opt.format != "text" && opt.format != "json" {
-				return fmt.Errorf("unknown --format %q (want text or json)", opt.format)
+			opt.gate = cmd.Flags().Changed("fail-on-savings")
+			if err := opt.validate(len(args)); err != nil {
+				return err
 			}
-			failed := 0
-			for i, path := range args {
-				if i > 0 && opt.format == "text" {
-					fmt.Fprintln(stdout)
-				}
-				if err := analyzeOne(cmd.Context(), path, opt, stdout); err != nil {
-					fmt.Fprintf(stderr, "nsyssync: %v\n", err)
-					failed++
-				}
-				if cmd.Context().Err() != nil {
-					return &exitErr{code: exitError}
-				}
+			allow, err := loadAllowList(opt.allowList, cmd.Flags().Changed("allow-list"))
+			if err != nil {
+				return err
 			}
-			if failed > 0 {
-				return &exitErr{code: exitError}
-			}
-			return nil
+			return runAnalyze(cmd, args, opt, allow, stdout, stderr)
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&opt.format, "format", "text", "output format: text or json")
-	f.StringVar(&opt.nvtx, "nvtx", "", "limit the analysis to an NVTX range, NAME or NAME@DOMAIN (every occurrence counts)")
-	f.IntVar(&opt.top, "top", 0, "list at most N sites and syncs in text output (0: all sites, 20 syncs)")
+	f.StringVar(&opt.format, "format", formatText, "output format: "+strings.Join(formats, ", "))
+	f.StringVar(&opt.nvtx, "nvtx", "", "limit the analysis to an NVTX range, NAME or NAME@DOMAIN (every occurrence counts; 'nsyssync doctor' lists them)")
+	f.IntVar(&opt.top, "top", 0, "list at most N sites (and N longest syncs in text); 0: all sites")
+	f.StringVarP(&opt.output, "output", "o", "", "write the report to FILE instead of stdout")
+	f.StringVar(&opt.color, "color", "auto", "colour in the text report: auto (on a terminal, unless NO_COLOR is set), always, never")
+	f.Float64Var(&opt.failOn, "fail-on-savings", 0, "exit 3 when removable savings exceed PCT percent of the region")
+	f.StringVar(&opt.allowList, "allow-list", report.DefaultAllowListFile, "YAML file of accepted sites that do not fail the gate")
+	f.StringVar(&opt.sourceRoot, "source-root", "", "directory holding the program's Python sources: the classifier reads the line of each sync")
+	registerAnalyzeCompletions(cmd)
 	return cmd
 }
 
-func analyzeOne(ctx context.Context, path string, opt analyzeOptions, w io.Writer) error {
-	x, err := trace.Open(ctx, path)
-	if err != nil {
-		return err
+// validate checks the flags before any file is read.
+func (o *analyzeOptions) validate(files int) error {
+	if canon, ok := formatAliases[o.format]; ok {
+		o.format = canon
 	}
-	defer x.Close()
-	t, err := x.Load(ctx, trace.LoadOptions{NVTX: opt.nvtx})
-	if err != nil {
-		return err
+	if !slices.Contains(formats, o.format) {
+		return fmt.Errorf("unknown --format %q (want %s)", o.format, strings.Join(formats, ", "))
 	}
-	a := report.New(t)
-	if opt.format == "json" {
-		return a.WriteJSON(w)
+	if o.top < 0 {
+		return fmt.Errorf("--top %d: want 0 or more", o.top)
 	}
-	return a.WriteText(w, report.TextOptions{Top: opt.top})
+	if o.color != "auto" && o.color != "always" && o.color != "never" {
+		return fmt.Errorf("unknown --color %q (want auto, always or never)", o.color)
+	}
+	if o.gate && (o.failOn < 0 || o.failOn > 100) {
+		return fmt.Errorf("--fail-on-savings %g: want a percentage from 0 to 100", o.failOn)
+	}
+	if (o.format == formatHTML || o.format == formatPerfetto) && files > 1 {
+		return fmt.Errorf("--format %s writes one export at a time (got %d files)", o.format, files)
+	}
+	if o.sourceRoot != "" {
+		if st, err := os.Stat(o.sourceRoot); err != nil || !st.IsDir() {
+			return fmt.Errorf("--source-root %s: not a directory", o.sourceRoot)
+		}
+	}
+	return nil
+}
+
+// loadAllowList reads the allow-list: the named file, or the default
+// one in the current directory when it exists.
+func loadAllowList(path string, named bool) (*report.AllowList, error) {
+	if !named {
+		if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+			return nil, nil
+		}
+	}
+	return report.LoadAllowList(path)
 }

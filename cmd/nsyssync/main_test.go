@@ -54,7 +54,7 @@ func TestAnalyzeText(t *testing.T) {
 
 func TestAnalyzeJSON(t *testing.T) {
 	unchanged(t, fixture)
-	code, out, errOut := runCLI(t, "analyze", "--format", "json", "--nvtx", "measured", fixture)
+	code, out, errOut := runCLI(t, "analyze", "--format", "json", "--nvtx", "measured", "--source-root", "../../fixtures/programs", fixture)
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
@@ -75,8 +75,11 @@ func TestAnalyzeJSON(t *testing.T) {
 		counted += s.Count
 		blocked += s.BlockedNs
 		ids[s.ID] = true
-		if s.Dependency != "unknown" || s.Category != "unknown" || s.EstimatedSavingsNs != 0 {
-			t.Errorf("site %s: verdicts and estimates must stay unknown/zero until they are computed: %+v", s.ID, s)
+		// With backtraces and the program's source every site of this
+		// fixture gets a verdict backed by evidence and a fix.
+		if s.Dependency == "unknown" || s.Category == "unknown" || len(s.Evidence) == 0 || s.Fix == "" ||
+			s.Confidence <= 0 || s.Confidence > 1 {
+			t.Errorf("site %s: want a verdict with evidence and a fix: %+v", s.ID, s)
 		}
 		if i > 0 && s.BlockedNs > doc.Sites[i-1].BlockedNs {
 			t.Errorf("sites not sorted by blocked time")

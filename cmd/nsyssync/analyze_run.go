@@ -1,0 +1,132 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/nsyssync/nsyssync/classify"
+	"github.com/nsyssync/nsyssync/report"
+	"github.com/nsyssync/nsyssync/trace"
+)
+
+// runAnalyze analyses each file in turn into one output. A bad file is
+// reported on stderr and the rest go on.
+func runAnalyze(cmd *cobra.Command, args []string, opt analyzeOptions, allow *report.AllowList, stdout, stderr io.Writer) error {
+	ctx := cmd.Context()
+	out, err := openOutput(opt.output, stdout)
+	if err != nil {
+		return err
+	}
+	view := terminalView(stdout, opt.output != "", opt.color)
+	prog := newProgress(stderr)
+	defer prog.clear()
+	failed, gateFailed, written := 0, false, 0
+	for i, path := range args {
+		if len(args) > 1 {
+			prog.setPrefix(fmt.Sprintf("[%d/%d] ", i+1, len(args)))
+		}
+		if written > 0 {
+			writeSeparator(out, opt.format)
+		}
+		gate, err := analyzeOne(ctx, path, opt, allow, out, view, prog)
+		prog.clear()
+		if err != nil {
+			fmt.Fprintf(stderr, "nsyssync: %v\n", err)
+			failed++
+		} else {
+			written++
+		}
+		if gate != nil {
+			fmt.Fprintf(stderr, "nsyssync: %s: %s\n", path, gate)
+			gateFailed = gateFailed || gate.Failed
+		}
+		if ctx.Err() != nil {
+			out.abort()
+			return &exitErr{code: exitError}
+		}
+	}
+	if written == 0 {
+		out.abort()
+	} else if err := out.commit(); err != nil {
+		fmt.Fprintf(stderr, "nsyssync: %v\n", err)
+		return &exitErr{code: exitError}
+	}
+	switch {
+	case failed > 0:
+		return &exitErr{code: exitError}
+	case gateFailed:
+		return &exitErr{code: exitGate}
+	}
+	return nil
+}
+
+// analyzeOne opens, loads and renders one export, and decides the gate
+// when one was asked for.
+func analyzeOne(ctx context.Context, path string, opt analyzeOptions, allow *report.AllowList, out *output, view terminal, prog *progress) (*report.GateResult, error) {
+	prog.set("opening " + path)
+	x, err := trace.Open(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	defer x.Close()
+	prog.set("reading the syncs of " + path)
+	t, err := x.Load(ctx, trace.LoadOptions{NVTX: opt.nvtx})
+	if err != nil {
+		return nil, err
+	}
+	prog.set("grouping the syncs of " + path)
+	a := report.NewWith(t, classify.Options{SourceRoot: opt.sourceRoot})
+	// a.Estimates stays nil until the savings estimator (estimate/) is
+	// wired here; the reports then show "not estimated".
+	a.Allowed = allow.Match(a)
+	var gate *report.GateResult
+	if opt.gate {
+		g := a.Gate(opt.failOn)
+		gate = &g
+	}
+	switch opt.format {
+	case formatHTML:
+		prog.set("drawing the timelines of " + path)
+	case formatPerfetto:
+		prog.set("reading the timeline of " + path)
+	}
+	if err := render(ctx, a, x, opt, gate, out, view, prog); err != nil {
+		return gate, fmt.Errorf("%s: %w", path, err)
+	}
+	return gate, nil
+}
+
+// render writes the analysis in the chosen format.
+func render(ctx context.Context, a *report.Analysis, x *trace.Export, opt analyzeOptions, gate *report.GateResult, out *output, view terminal, prog *progress) error {
+	switch opt.format {
+	case formatJSON:
+		prog.clear()
+		return a.WriteJSON(out)
+	case formatMarkdown:
+		prog.clear()
+		return a.WriteMarkdown(out, report.MarkdownOptions{Top: opt.top, Gate: gate})
+	case formatHTML, formatPerfetto:
+		if !out.toFile() {
+			prog.clear() // the page goes to the terminal the progress is on
+		}
+		if opt.format == formatHTML {
+			return a.WriteHTML(ctx, out, report.HTMLOptions{Top: opt.top, Timelines: x, Gate: gate})
+		}
+		return a.WritePerfetto(ctx, out, x)
+	}
+	prog.clear()
+	return a.WriteText(out, report.TextOptions{Top: opt.top, Color: view.color, Width: view.width})
+}
+
+// writeSeparator goes between the reports of several files.
+func writeSeparator(w io.Writer, format string) {
+	switch format {
+	case formatText:
+		fmt.Fprintln(w)
+	case formatMarkdown:
+		fmt.Fprint(w, "\n---\n\n")
+	}
+}

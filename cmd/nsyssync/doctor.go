@@ -1,0 +1,94 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/nsyssync/nsyssync/report"
+	"github.com/nsyssync/nsyssync/trace"
+)
+
+type doctorOptions struct {
+	format string
+	color  string
+}
+
+func newDoctorCmd(stdout, stderr io.Writer) *cobra.Command {
+	var opt doctorOptions
+	cmd := &cobra.Command{
+		Use:   "doctor FILE...",
+		Short: "Say what an export holds for this analysis and how to capture more",
+		Long: `Check what an export contains for sync analysis — CUDA trace, GPU
+activity, native and Python backtraces (and whether the Python payload was
+exported), NVTX and autograd NVTX ranges, GPU info, sync records, schema
+version — list the NVTX ranges around its syncs (for --nvtx), and print the
+nsys profile and nsys export command lines that would give better evidence.
+
+Exit codes: 0 the export can be analysed; 1 it cannot (the line on stderr
+says why; the advice is still printed); 2 bad flags or arguments.`,
+		Example: `  nsyssync doctor report.sqlite
+  nsyssync doctor --format json report.sqlite | jq .nvtx_ranges`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if opt.format != formatText && opt.format != formatJSON {
+				return fmt.Errorf("unknown --format %q (want text or json)", opt.format)
+			}
+			if opt.color != "auto" && opt.color != "always" && opt.color != "never" {
+				return fmt.Errorf("unknown --color %q (want auto, always or never)", opt.color)
+			}
+			view := terminalView(stdout, false, opt.color)
+			prog := newProgress(stderr)
+			defer prog.clear()
+			failed := 0
+			for i, path := range args {
+				if i > 0 && opt.format == formatText {
+					fmt.Fprintln(stdout)
+				}
+				prog.set("reading " + path)
+				d, err := diagnose(cmd.Context(), path)
+				prog.clear()
+				if err != nil {
+					fmt.Fprintf(stderr, "nsyssync: %v\n", err)
+					failed++
+				}
+				if opt.format == formatJSON {
+					err = d.WriteJSON(stdout)
+				} else {
+					err = d.WriteText(stdout, report.TextOptions{Color: view.color, Width: view.width})
+				}
+				if err != nil {
+					return err
+				}
+				if cmd.Context().Err() != nil {
+					return &exitErr{code: exitError}
+				}
+			}
+			if failed > 0 {
+				return &exitErr{code: exitError}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&opt.format, "format", formatText, "output format: text or json")
+	cmd.Flags().StringVar(&opt.color, "color", "auto", "colour: auto (on a terminal, unless NO_COLOR is set), always, never")
+	registerDoctorCompletions(cmd)
+	return cmd
+}
+
+// diagnose loads the whole export and diagnoses it; an export that cannot
+// be loaded still gets a diagnosis (with the error).
+func diagnose(ctx context.Context, path string) (*report.Diagnosis, error) {
+	x, err := trace.Open(ctx, path)
+	if err != nil {
+		return report.DiagnoseFailure(path, err), err
+	}
+	defer x.Close()
+	t, err := x.Load(ctx, trace.LoadOptions{})
+	if err != nil {
+		return report.DiagnoseFailure(path, err), err
+	}
+	return report.Diagnose(report.New(t)), nil
+}

@@ -1,0 +1,82 @@
+package report
+
+import (
+	"context"
+
+	"github.com/nsyssync/nsyssync/classify"
+	"github.com/nsyssync/nsyssync/trace"
+)
+
+// Estimates is what the savings estimator (estimate/) hands to the
+// renderers. Until it runs, Analysis.Estimates is nil and every report
+// shows savings as not estimated ("-" in tables, 0 in JSON).
+type Estimates struct {
+	// Sites holds each site's savings when its syncs alone are removed,
+	// by site ID.
+	Sites map[string]SiteEstimate
+	// TotalNs is the region's overall estimated saving
+	// (totals.estimated_savings_ns).
+	TotalNs int64
+	// FalseDependencyNs is the saving when every false-dependency sync is
+	// removed together (totals.false_dependency_savings_ns).
+	FalseDependencyNs int64
+	// WithoutSyncs, when set, simulates a window of the trace with the
+	// site's syncs removed; the HTML report draws it under the recorded
+	// timeline. Nil: the HTML report says the simulated view is not
+	// available.
+	WithoutSyncs SimulateFunc
+}
+
+// SiteEstimate is one site's estimated saving.
+type SiteEstimate struct {
+	SavingsNs int64
+	// Sampled: the estimator simulated a sample of the site's occurrences.
+	Sampled bool
+}
+
+// SimulateFunc returns the timeline of window as simulated without the
+// site's syncs.
+type SimulateFunc func(ctx context.Context, site *classify.Site, window trace.Interval) (*trace.Timeline, error)
+
+// TimelineReader reads every API call and GPU op of a time window;
+// *trace.Export is one.
+type TimelineReader interface {
+	Timeline(ctx context.Context, window trace.Interval) (*trace.Timeline, error)
+}
+
+// Estimated reports whether the analysis carries savings estimates.
+func (a *Analysis) Estimated() bool { return a.Estimates != nil }
+
+// SavingsNs is a site's estimated saving; 0 without estimates.
+func (a *Analysis) SavingsNs(s *classify.Site) int64 {
+	if a.Estimates == nil {
+		return 0
+	}
+	return a.Estimates.Sites[s.ID].SavingsNs
+}
+
+// savingsText formats a site's saving for tables: "-" when not estimated.
+func (a *Analysis) savingsText(s *classify.Site) string {
+	if a.Estimates == nil {
+		return "-"
+	}
+	e, ok := a.Estimates.Sites[s.ID]
+	if !ok {
+		return "-"
+	}
+	text := Duration(e.SavingsNs) + " (" + percent(e.SavingsNs, a.Trace.Region.Duration) + ")"
+	if e.Sampled {
+		text += " sampled"
+	}
+	return text
+}
+
+// totalSavingsText describes the region's estimated savings in one line.
+func (a *Analysis) totalSavingsText() string {
+	if a.Estimates == nil {
+		return "not estimated"
+	}
+	d := a.Trace.Region.Duration
+	return Duration(a.Estimates.FalseDependencyNs) + " (" + percent(a.Estimates.FalseDependencyNs, d) +
+		") removable (false dependencies); " + Duration(a.Estimates.TotalNs) + " (" + percent(a.Estimates.TotalNs, d) + ") overall"
+}

@@ -1,0 +1,86 @@
+package report
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/nsyssync/nsyssync/classify"
+)
+
+// falseSites returns the false-dependency sites of an analysis, with the
+// classifier's verdicts; a test that needs one skips cleanly when the
+// classifier gives none.
+func falseSites(a *Analysis) []*classify.Site {
+	var out []*classify.Site
+	for _, s := range a.Ordered() {
+		if s.Dependency == classify.DepFalse {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// TestGateBlockedBasis: without estimates, the gate sums the host-blocked
+// time of the false-dependency sites, and the allow-list takes sites out.
+func TestGateBlockedBasis(t *testing.T) {
+	a := load(t, "syncs_backtrace.sqlite", "measured").analysis
+	// Make the verdicts of the test explicit (real syncs, chosen verdicts),
+	// so that it does not depend on the classifier's rules.
+	for i := range a.Sites {
+		a.Sites[i].Dependency = classify.DepTrue
+	}
+	logLoss := &a.Sites[siteWith(t, a, "log_loss")]
+	free := &a.Sites[siteWith(t, a, "free_memory")]
+	logLoss.Dependency, free.Dependency = classify.DepFalse, classify.DepFalse
+	removable := logLoss.BlockedNs + free.BlockedNs
+	pct := 100 * float64(removable) / float64(a.Trace.Region.Duration)
+
+	g := a.Gate(pct - 0.01)
+	if !g.Failed || g.RemovableNs != removable || g.Basis != GateBasisBlocked || len(g.Counted) != 2 {
+		t.Errorf("just under the removable share: %+v, want failed on %d ns of 2 sites", g, removable)
+	}
+	if g := a.Gate(pct + 0.01); g.Failed {
+		t.Errorf("just over the removable share: failed: %s", g)
+	}
+	if !strings.Contains(g.String(), "FAILED") || !strings.Contains(g.String(), logLoss.ID) {
+		t.Errorf("gate line %q names neither the verdict nor the sites", g.String())
+	}
+
+	a.Allowed = (&AllowList{Entries: []AllowEntry{{Python: "syncs.py:60", Reason: "empty_cache on purpose"}}}).Match(a)
+	g = a.Gate(pct - 0.01)
+	if g.RemovableNs != logLoss.BlockedNs || len(g.Allowed) != 1 || g.Allowed[0] != free.ID {
+		t.Errorf("with free_memory allowed: %+v", g)
+	}
+	a.Allowed[logLoss.ID] = "logged on purpose"
+	if g := a.Gate(0); g.Failed || g.RemovableNs != 0 {
+		t.Errorf("every false site allowed, yet %s", g)
+	}
+}
+
+// TestGateSavingsBasis: with estimates, the gate sums the estimated
+// savings of the false-dependency sites instead.
+func TestGateSavingsBasis(t *testing.T) {
+	a := load(t, "syncs_lean.sqlite", "measured").analysis
+	fs := falseSites(a)
+	if len(fs) == 0 {
+		t.Skip("the classifier marks no site of syncs_lean false")
+	}
+	a.Estimates = &Estimates{Sites: map[string]SiteEstimate{}}
+	var want int64
+	for i, s := range a.Sites {
+		// Savings of a tenth of the blocked time plus the index: distinct
+		// per site, so that a wrong site in the sum shows.
+		e := s.BlockedNs/10 + int64(i)
+		a.Estimates.Sites[s.ID] = SiteEstimate{SavingsNs: e}
+		if s.Dependency == classify.DepFalse {
+			want += e
+		}
+	}
+	g := a.Gate(0)
+	if g.Basis != GateBasisSavings || g.RemovableNs != want || len(g.Counted) != len(fs) {
+		t.Errorf("gate %+v, want %d ns over %d sites", g, want, len(fs))
+	}
+	if g.Failed != (want > 0) {
+		t.Errorf("failed = %v with %d ns removable at 0%%", g.Failed, want)
+	}
+}

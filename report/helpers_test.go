@@ -1,0 +1,52 @@
+package report
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"github.com/nsyssync/nsyssync/trace"
+)
+
+// fixtureDir holds the real exports the golden files are made from.
+const fixtureDir = "../fixtures"
+
+// corpusDir is the shared corpus of real third-party exports.
+const corpusDir = "../../shared/corpus"
+
+// loaded is one real export, open, with its analysis.
+type loaded struct {
+	export   *trace.Export
+	analysis *Analysis
+}
+
+// load opens a fixture, loads it (the NVTX region when nvtx is set) and
+// renames it "fixtures/NAME" so that outputs hold no path of this machine.
+func load(t *testing.T, name, nvtx string) loaded {
+	t.Helper()
+	ctx := context.Background()
+	path := filepath.Join(fixtureDir, name)
+	x, err := trace.Open(ctx, path)
+	if err != nil {
+		t.Fatalf("open %s: %v", path, err)
+	}
+	t.Cleanup(func() { x.Close() })
+	tr, err := x.Load(ctx, trace.LoadOptions{NVTX: nvtx})
+	if err != nil {
+		t.Fatalf("load %s: %v", path, err)
+	}
+	tr.Path = "fixtures/" + name
+	return loaded{export: x, analysis: New(tr)}
+}
+
+// siteWith returns the first site whose location function is fn.
+func siteWith(t *testing.T, a *Analysis, fn string) int {
+	t.Helper()
+	for i, s := range a.Sites {
+		if s.Location.Function == fn {
+			return i
+		}
+	}
+	t.Fatalf("no site in %s with function %q", a.Trace.Path, fn)
+	return -1
+}

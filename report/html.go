@@ -1,0 +1,217 @@
+package report
+
+import (
+	"context"
+	_ "embed"
+	"fmt"
+	"html/template"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/nsyssync/nsyssync/classify"
+	"github.com/nsyssync/nsyssync/trace"
+)
+
+//go:embed templates/report.html.tmpl
+var htmlTemplateText string
+
+// htmlTemplate escapes everything it is given: html/template knows the
+// context (text, attribute, SVG) of each value.
+var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
+	"plus":  func(a, b int) int { return a + b },
+	"minus": func(a, b int) int { return a - b },
+}).Parse(htmlTemplateText))
+
+// HTMLOptions tune the HTML report.
+type HTMLOptions struct {
+	// Top limits the sites of the table; 0 lists all.
+	Top int
+	// Details is how many top sites get a section with a timeline
+	// picture; 0 means 5.
+	Details int
+	// Timelines reads the windows the pictures show (the open
+	// *trace.Export); nil: no pictures.
+	Timelines TimelineReader
+	// Gate, when set, adds the CI gate's decision to the summary.
+	Gate *GateResult
+}
+
+const defaultHTMLDetails = 5
+
+type htmlPage struct {
+	Title     string
+	Summary   [][2]string
+	Warnings  []string
+	Sites     []htmlSiteRow
+	MoreSites int
+	Details   []htmlDetail
+	NoSyncs   bool
+}
+
+type htmlSiteRow struct {
+	ID, Dependency, Category, Blocked, Mean, Savings, Location, Allowed string
+	Count                                                               int
+}
+
+type htmlDetail struct {
+	Row            htmlSiteRow
+	APIs           string
+	Fingerprint    string
+	Confidence     string
+	NVTX           string
+	Evidence       [][]span
+	Fix            []span
+	PythonFrames   []string
+	NativeFrames   []string
+	SyncID         string
+	SyncWhat       string
+	Timeline       *svgTimeline
+	TimelineNote   string
+	Simulated      *svgTimeline
+	SimulatedNote  string
+	WaitedFor      string
+	GPUIdleAfter   string
+	RepresentsNote string
+}
+
+// WriteHTML writes one self-contained HTML page (inline CSS and SVG, no
+// script, nothing fetched): the summary, the sites table, and for each top
+// site its evidence, fix and a timeline picture of a representative sync.
+func (a *Analysis) WriteHTML(ctx context.Context, w io.Writer, opt HTMLOptions) error {
+	page, err := a.htmlPage(ctx, opt)
+	if err != nil {
+		return err
+	}
+	var b strings.Builder
+	if err := htmlTemplate.Execute(&b, page); err != nil {
+		return fmt.Errorf("rendering the HTML report: %w", err)
+	}
+	return writeString(w, b.String())
+}
+
+func (a *Analysis) htmlPage(ctx context.Context, opt HTMLOptions) (*htmlPage, error) {
+	t := a.Trace
+	p := &htmlPage{Title: "nsyssync: " + t.Path, Warnings: t.Warnings, NoSyncs: len(t.Syncs) == 0}
+	blocked := t.BlockedNs()
+	p.Summary = [][2]string{
+		{"trace", t.Path},
+		{"export", t.Schema.Version()},
+		{"GPU", a.GPUName()},
+		{"region", a.RegionName() + ", " + Duration(t.Region.Duration)},
+		{"host syncs", fmt.Sprintf("%d at %d sites; host blocked %s (%s of the region)", len(t.Syncs), len(a.Sites), Duration(blocked), percent(blocked, t.Region.Duration))},
+		{"estimated savings", a.totalSavingsText()},
+		{"evidence", evidenceSummary(&t.Evidence, len(t.Syncs))},
+	}
+	if opt.Gate != nil {
+		p.Summary = append(p.Summary, [2]string{"CI gate", opt.Gate.String()})
+	}
+	sites := a.Ordered()
+	for i, s := range sites {
+		if opt.Top > 0 && i >= opt.Top {
+			p.MoreSites = len(sites) - opt.Top
+			break
+		}
+		p.Sites = append(p.Sites, a.htmlRow(s))
+	}
+	n := opt.Details
+	if n <= 0 {
+		n = defaultHTMLDetails
+	}
+	if opt.Top > 0 {
+		n = min(n, opt.Top)
+	}
+	for _, s := range sites[:min(n, len(sites))] {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		d, err := a.htmlDetail(ctx, s, opt.Timelines)
+		if err != nil {
+			return nil, err
+		}
+		p.Details = append(p.Details, d)
+	}
+	return p, nil
+}
+
+func (a *Analysis) htmlRow(s *classify.Site) htmlSiteRow {
+	return htmlSiteRow{ID: s.ID, Dependency: string(s.Dependency), Category: s.Category, Count: len(s.Syncs),
+		Blocked: Duration(s.BlockedNs), Mean: Duration(meanNs(s)), Savings: a.savingsText(s), Location: siteLabel(s),
+		Allowed: a.Allowed[s.ID]}
+}
+
+func (a *Analysis) htmlDetail(ctx context.Context, s *classify.Site, tr TimelineReader) (htmlDetail, error) {
+	d := htmlDetail{Row: a.htmlRow(s), APIs: strings.Join(s.APIs, " + "), Fingerprint: Fingerprint(s),
+		NVTX: strings.Join(s.NVTX, " > "), PythonFrames: s.Location.Frames}
+	for _, e := range s.Evidence {
+		d.Evidence = append(d.Evidence, codeSpans(e))
+	}
+	if s.Fix != "" {
+		d.Fix = codeSpans(s.Fix)
+	}
+	if s.Confidence > 0 {
+		d.Confidence = fmt.Sprintf("%.2f", s.Confidence)
+	}
+	idx := representativeSync(a.Trace, s)
+	if idx < 0 {
+		return d, nil
+	}
+	sy := &a.Trace.Syncs[idx]
+	if s.Location.File != "" {
+		for _, f := range classify.UserFrames(sy.Native) {
+			d.NativeFrames = append(d.NativeFrames, f.Symbol)
+		}
+	} else if s.Location.Function != "" {
+		d.NativeFrames, d.PythonFrames = s.Location.Frames, nil
+	}
+	d.SyncID = "e" + itoa(idx+1)
+	d.SyncWhat = What(sy)
+	d.WaitedFor = waited(sy)
+	d.GPUIdleAfter = idleAfter(sy)
+	if len(s.Syncs) > 1 {
+		d.RepresentsNote = fmt.Sprintf("the sync of median blocked time among the site's %d", len(s.Syncs))
+	}
+	if tr == nil {
+		d.TimelineNote = "No timeline: the report was rendered without access to the export."
+		return d, nil
+	}
+	window, bubble := syncWindow(sy)
+	tl, err := tr.Timeline(ctx, window)
+	if err != nil {
+		return d, fmt.Errorf("reading the timeline of %s: %w", d.SyncID, err)
+	}
+	d.Timeline = layoutTimeline(tl, a.Trace, sy, bubble, "recorded", true)
+	// The what-if view: the same window as the estimator simulates it
+	// without the site's syncs. It stays empty until estimate/ provides
+	// Estimates.WithoutSyncs.
+	if a.Estimates == nil || a.Estimates.WithoutSyncs == nil {
+		d.SimulatedNote = "Simulated without this site's syncs: not available yet (the savings estimator has not run)."
+		return d, nil
+	}
+	sim, err := a.Estimates.WithoutSyncs(ctx, s, window)
+	if err != nil {
+		return d, fmt.Errorf("simulating %s without its syncs: %w", s.ID, err)
+	}
+	d.Simulated = layoutTimeline(sim, a.Trace, sy, trace.Interval{}, "simulated without the site's syncs", false)
+	return d, nil
+}
+
+// representativeSync picks the site's sync of median blocked time (the
+// earlier one on ties); -1 for an empty site.
+func representativeSync(t *trace.Trace, s *classify.Site) int {
+	if len(s.Syncs) == 0 {
+		return -1
+	}
+	idx := slices.Clone(s.Syncs)
+	slices.SortStableFunc(idx, func(x, y int) int {
+		dx, dy := t.Syncs[x].Duration(), t.Syncs[y].Duration()
+		switch {
+		case dx < dy:
+			return -1
+		case dx > dy:
+			return 1
+		}
+		return x - y
+	})
+	return idx[(len(idx)-1)/2]
+}

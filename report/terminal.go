@@ -1,0 +1,261 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"path"
+	"strings"
+
+	"github.com/charmbracelet/lipgloss"
+	"github.com/muesli/termenv"
+
+	"github.com/nsyssync/nsyssync/classify"
+	"github.com/nsyssync/nsyssync/trace"
+)
+
+// TextOptions tune the terminal report.
+type TextOptions struct {
+	// Top limits the sites listed, and the syncs under LONGEST SYNCS;
+	// 0 lists every site and 20 syncs.
+	Top int
+	// Details is how many of the top sites get their evidence, location
+	// and fix spelled out; 0 means 3.
+	Details int
+	// Color turns on ANSI colour. The command sets it only when stdout is
+	// a terminal and NO_COLOR is unset.
+	Color bool
+	// Width is the terminal's width in cells: long locations are
+	// truncated and text wrapped to it. 0: no limit.
+	Width int
+}
+
+// defaultLongest is how many syncs LONGEST SYNCS lists without --top.
+const defaultLongest = 20
+
+// defaultDetails is how many sites get a detail block without --top.
+const defaultDetails = 3
+
+// styles are the terminal report's lipgloss styles, bound to one renderer.
+type styles struct {
+	title, key, header, section, dim, falseDep, trueDep, unknownDep, warn, allowed lipgloss.Style
+}
+
+func newStyles(w io.Writer, color bool) *styles {
+	r := lipgloss.NewRenderer(w)
+	if color {
+		r.SetColorProfile(termenv.ANSI256)
+		r.SetHasDarkBackground(true)
+	} else {
+		r.SetColorProfile(termenv.Ascii)
+	}
+	return &styles{
+		title:      r.NewStyle().Bold(true).Foreground(lipgloss.Color("39")),
+		key:        r.NewStyle().Foreground(lipgloss.Color("245")),
+		header:     r.NewStyle().Bold(true),
+		section:    r.NewStyle().Bold(true).Foreground(lipgloss.Color("39")),
+		dim:        r.NewStyle().Foreground(lipgloss.Color("245")),
+		falseDep:   r.NewStyle().Bold(true).Foreground(lipgloss.Color("208")),
+		trueDep:    r.NewStyle().Foreground(lipgloss.Color("34")),
+		unknownDep: r.NewStyle().Foreground(lipgloss.Color("245")),
+		warn:       r.NewStyle().Foreground(lipgloss.Color("214")),
+		allowed:    r.NewStyle().Foreground(lipgloss.Color("34")),
+	}
+}
+
+func (st *styles) dependency(dep string) lipgloss.Style {
+	switch classify.Dependency(dep) {
+	case classify.DepFalse:
+		return st.falseDep
+	case classify.DepTrue:
+		return st.trueDep
+	}
+	return st.unknownDep
+}
+
+// WriteText prints the terminal report: the summary, the sites (largest
+// estimated savings first), the evidence and fix of the top sites, and the
+// longest syncs.
+func (a *Analysis) WriteText(w io.Writer, opt TextOptions) error {
+	st := newStyles(w, opt.Color)
+	var b strings.Builder
+	a.textSummary(&b, st)
+	t := a.Trace
+	if len(t.Syncs) == 0 {
+		b.WriteString("\nNo host syncs found.\n")
+	} else {
+		a.textSites(&b, st, opt)
+		a.textDetails(&b, st, opt)
+		a.textLongest(&b, st, opt)
+	}
+	if _, err := io.WriteString(w, b.String()); err != nil {
+		return fmt.Errorf("writing the report: %w", err)
+	}
+	return nil
+}
+
+func (a *Analysis) textSummary(b *strings.Builder, st *styles) {
+	t := a.Trace
+	kv := func(k, v string) {
+		b.WriteString(st.key.Render(fmt.Sprintf("%-9s", k)))
+		b.WriteString(v)
+		b.WriteByte('\n')
+	}
+	kv("trace", clean(t.Path))
+	kv("export", clean(t.Schema.Version()))
+	if g := a.GPUName(); g != "" {
+		kv("gpu", clean(g))
+	}
+	kv("region", clean(a.RegionName())+", "+Duration(t.Region.Duration))
+	blocked := t.BlockedNs()
+	kv("syncs", fmt.Sprintf("%d host syncs at %d sites, host blocked %s (%s of the region)",
+		len(t.Syncs), len(a.Sites), Duration(blocked), percent(blocked, t.Region.Duration)))
+	kv("savings", a.totalSavingsText())
+	kv("evidence", evidenceSummary(&t.Evidence, len(t.Syncs)))
+	for _, warn := range t.Warnings {
+		b.WriteString(st.warn.Render(fmt.Sprintf("%-9s", "warning")) + clean(warn) + "\n")
+	}
+}
+
+// evidenceSummary lists the kinds of evidence the export carries.
+func evidenceSummary(e *trace.Evidence, syncs int) string {
+	var have []string
+	switch {
+	case e.PythonFrames:
+		have = append(have, "Python backtraces")
+	case e.PythonMarks && syncs == 0:
+		// Frames are read for syncs only: with none, the payload is unknown.
+		have = append(have, "Python backtrace marks")
+	case e.PythonMarks:
+		have = append(have, "Python backtrace marks without payload")
+	}
+	if e.Backtraces {
+		have = append(have, "native backtraces")
+	}
+	if e.AutogradNVTX {
+		have = append(have, "autograd NVTX")
+	} else if e.NVTX {
+		have = append(have, "NVTX")
+	}
+	if len(have) == 0 {
+		return "call pattern only (run 'nsyssync doctor' for how to capture more)"
+	}
+	return strings.Join(have, ", ")
+}
+
+func (a *Analysis) textSites(b *strings.Builder, st *styles, opt TextOptions) {
+	b.WriteString("\n" + st.section.Render("SITES") + "\n")
+	cols := []column{
+		{header: "ID"},
+		{header: "DEPENDENCY", style: st.dependency},
+		{header: "CATEGORY"},
+		{header: "COUNT"},
+		{header: "BLOCKED"},
+		{header: "MEAN", optional: true},
+		{header: "SAVINGS"},
+		{header: "LOCATION", flex: true, keepTail: true},
+	}
+	var rows [][]string
+	sites := a.Ordered()
+	for i, s := range sites {
+		if opt.Top > 0 && i >= opt.Top {
+			break
+		}
+		loc := clean(siteLabel(s))
+		if s.Location.File != "" {
+			loc += altSep + clean(fmt.Sprintf("%s:%d %s", path.Base(s.Location.File), s.Location.Line, s.Location.Function))
+		}
+		if _, ok := a.Allowed[s.ID]; ok {
+			loc = "[allowed] " + strings.ReplaceAll(loc, altSep, altSep+"[allowed] ")
+		}
+		rows = append(rows, []string{s.ID, string(s.Dependency), clean(s.Category), itoa(len(s.Syncs)),
+			Duration(s.BlockedNs), Duration(meanNs(s)), a.savingsText(s), loc})
+	}
+	renderTable(b, st, cols, rows, opt.Width)
+	if opt.Top > 0 && len(sites) > opt.Top {
+		b.WriteString(st.dim.Render(fmt.Sprintf("… %d more sites (--top 0 lists all)", len(sites)-opt.Top)) + "\n")
+	}
+}
+
+// textDetails spells out the top sites: APIs, location, NVTX path,
+// evidence and fix.
+func (a *Analysis) textDetails(b *strings.Builder, st *styles, opt TextOptions) {
+	n := opt.Details
+	if n <= 0 {
+		n = defaultDetails
+	}
+	if opt.Top > 0 {
+		n = min(n, opt.Top)
+	}
+	sites := a.Ordered()
+	n = min(n, len(sites))
+	if n == 0 {
+		return
+	}
+	b.WriteString("\n" + st.section.Render("TOP SITES") + "\n")
+	for _, s := range sites[:n] {
+		dep := st.dependency(string(s.Dependency)).Render(string(s.Dependency))
+		head := fmt.Sprintf("%s ×%d, blocked %s, dependency %s, %s", clean(strings.Join(s.APIs, "+")),
+			len(s.Syncs), Duration(s.BlockedNs), dep, clean(s.Category))
+		if s.Confidence > 0 {
+			head += fmt.Sprintf(" (confidence %.2f)", s.Confidence)
+		}
+		pad := strings.Repeat(" ", 4-min(len(s.ID), 3))
+		b.WriteString(st.header.Render(s.ID) + pad + strings.TrimLeft(wrapIndent(head, opt.Width, "    "), " ") + "\n")
+		field := func(k, v string) {
+			b.WriteString(st.key.Render(fmt.Sprintf("    %-9s", k)))
+			b.WriteString(strings.TrimLeft(wrapIndent(v, opt.Width, strings.Repeat(" ", 13)), " "))
+			b.WriteByte('\n')
+		}
+		if s.Location.File != "" || s.Location.Function != "" {
+			field("at", clean(Where(s)))
+		} else {
+			field("calls", clean(s.Reason)+" (no backtrace: grouped by API, stream and NVTX path)")
+		}
+		if len(s.NVTX) > 0 {
+			field("nvtx", clean(strings.Join(s.NVTX, " > ")))
+		}
+		if e := a.savingsText(s); e != "-" {
+			field("savings", e)
+		}
+		if reason, ok := a.Allowed[s.ID]; ok {
+			field("allowed", st.allowed.Render(clean(reason)))
+		}
+		switch {
+		case len(s.Evidence) == 0:
+			field("evidence", st.dim.Render("none yet"))
+		default:
+			for i, e := range s.Evidence {
+				k := ""
+				if i == 0 {
+					k = "evidence"
+				}
+				field(k, "• "+clean(e))
+			}
+		}
+		if s.Fix != "" {
+			field("fix", clean(s.Fix))
+		}
+	}
+}
+
+func (a *Analysis) textLongest(b *strings.Builder, st *styles, opt TextOptions) {
+	t := a.Trace
+	limit := defaultLongest
+	if opt.Top > 0 {
+		limit = opt.Top
+	}
+	b.WriteString("\n" + st.section.Render("LONGEST SYNCS") + "\n")
+	cols := []column{{header: "SYNC"}, {header: "SITE"}, {header: "THREAD", optional: true}, {header: "AT", optional: true}, {header: "BLOCKED"},
+		{header: "WAITED FOR"}, {header: "GPU IDLE AFTER"}, {header: "WHAT", flex: true}}
+	site := a.siteOf()
+	var rows [][]string
+	for _, i := range longestSyncs(t, limit) {
+		s := &t.Syncs[i]
+		rows = append(rows, []string{"e" + itoa(i+1), site[i], fmt.Sprintf("%d/%d", trace.PidOf(s.GlobalTid), trace.TidOf(s.GlobalTid)),
+			Duration(s.Start - t.Region.Start), Duration(s.Duration()), waited(s), idleAfter(s), clean(What(s))})
+	}
+	renderTable(b, st, cols, rows, opt.Width)
+	if len(t.Syncs) > limit {
+		b.WriteString(st.dim.Render(fmt.Sprintf("… %d more syncs (--top N, or --format json for all)", len(t.Syncs)-limit)) + "\n")
+	}
+}
