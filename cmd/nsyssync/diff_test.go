@@ -1,0 +1,74 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/nsyssync/nsyssync/triage"
+)
+
+// recordNights records two nights in a findings database: the same
+// program profiled lean, then with autograd NVTX (a night in which a
+// 136 ms device synchronize appears).
+func recordNights(t *testing.T) (db string, nights [2]string) {
+	t.Helper()
+	db = filepath.Join(t.TempDir(), "triage.db")
+	for i, f := range []string{"syncs_lean.sqlite", "syncs_autograd.sqlite"} {
+		dir := t.TempDir()
+		nights[i] = copyInto(t, dir, filepath.Join("../../fixtures", f), "nightly.sqlite")
+		if code, _, errOut := runCLI(t, "batch", "--db", db, "--run", []string{"monday", "tuesday"}[i], dir); code != exitOK {
+			t.Fatalf("recording night %d: exit %d: %s", i, code, errOut)
+		}
+	}
+	return db, nights
+}
+
+func TestDiffCommand(t *testing.T) {
+	db, nights := recordNights(t)
+
+	code, out, errOut := runCLI(t, "diff", "--db", db, "--format", "json", "previous", "latest")
+	var d triage.Diff
+	if code != exitOK || json.Unmarshal([]byte(out), &d) != nil {
+		t.Fatalf("diff of runs: exit %d, %s", code, errOut)
+	}
+	if d.Old.Label != "run 1 (monday)" || d.Count(triage.StatusNew) == 0 || d.Count(triage.StatusGone) == 0 || d.TotalChangePct < 100 {
+		t.Errorf("diff of runs: %+v", d)
+	}
+
+	// The same two nights as exports and as JSON reports give the same diff.
+	code, out2, _ := runCLI(t, "diff", "--format", "json", nights[0], nights[1])
+	var fromExports triage.Diff
+	json.Unmarshal([]byte(out2), &fromExports)
+	jsonDir := t.TempDir()
+	var reports [2]string
+	for i, n := range nights {
+		_, js, _ := runCLI(t, "analyze", "--format", "json", n)
+		reports[i] = filepath.Join(jsonDir, []string{"old.json", "new.json"}[i])
+		os.WriteFile(reports[i], []byte(js), 0o644)
+	}
+	_, out3, _ := runCLI(t, "diff", "--format", "json", reports[0], reports[1])
+	var fromJSON triage.Diff
+	json.Unmarshal([]byte(out3), &fromJSON)
+	if code != exitOK || len(fromExports.Changes) != len(d.Changes) || len(fromJSON.Changes) != len(d.Changes) ||
+		fromJSON.TotalChangePct != d.TotalChangePct || fromExports.New.BlockedNs != d.New.BlockedNs {
+		t.Errorf("diffs of runs, exports and JSON reports disagree: %d, %d, %d changes", len(d.Changes), len(fromExports.Changes), len(fromJSON.Changes))
+	}
+
+	// The CI gate: the second night regressed, the first against itself did not.
+	code, out, errOut = runCLI(t, "diff", "--db", db, "--fail-on-regression", "5", "monday", "tuesday")
+	if code != exitRegression || !strings.Contains(errOut, "regression: total host-blocked time grew") || !strings.Contains(out, "new") {
+		t.Errorf("regression gate: exit %d\n%s\n%s", code, out, errOut)
+	}
+	if code, _, errOut = runCLI(t, "diff", "--fail-on-regression", "0", reports[0], nights[0]); code != exitOK {
+		t.Errorf("a night against itself: exit %d: %s", code, errOut)
+	}
+	if code, _, errOut = runCLI(t, "diff", "--db", db, "1", "sunday"); code != exitError || !strings.Contains(errOut, "no such run") {
+		t.Errorf("unknown run: exit %d: %s", code, errOut)
+	}
+	if code, _, errOut = runCLI(t, "diff", "latest", nights[0]); code != exitError || !strings.Contains(errOut, "give --db") {
+		t.Errorf("run id without --db: exit %d: %s", code, errOut)
+	}
+}

@@ -1,0 +1,298 @@
+package estimate
+
+import (
+	"math"
+	"sort"
+
+	"github.com/nsyssync/nsyssync/trace"
+)
+
+const (
+	noIndex = int32(-1)
+	minTime = math.MinInt64 / 4 // "no constraint", safe to add small values to
+)
+
+// model is a region's timeline prepared for replay. Calls are in recorded
+// start order across threads; ops are ordered by their launch call, so a
+// single pass over the calls replays host and GPU together: every
+// dependency (the previous call of a thread, the previous op of a stream,
+// an event record, the work a sync waits for) comes earlier in that order.
+type model struct {
+	calls     []simCall
+	ops       []simOp
+	streams   []simStream
+	pids      [][]int32 // pid index -> its stream indices
+	devices   [][]int32 // device index -> its stream indices
+	deviceIDs []int64
+	waits     []simWait
+	blocks    []simBlock
+	syncs     []simSync // by trace.Sync index; calls nil when outside the model
+	// recSnaps: recorded value of each record snapshot slot (the end of
+	// the recording stream's work before the record).
+	recSnaps    []int64
+	snapStreams []int32 // per snapshot slot: the recording stream
+	threads     int
+	threadPids  []int64 // per thread: its process's globalPid
+	consts      Constants
+	// launchCallNs: host cost of an asynchronous copy call, what a removed
+	// pageable host-to-device copy becomes.
+	launchCallNs int64
+	// profilerOverheadNs: host time the profiler adds to each traced call.
+	profilerOverheadNs int64
+}
+
+// simCall is one API call.
+type simCall struct {
+	start, end int64 // recorded
+	gap        int64 // recorded host time since the thread's previous call ended
+	thread     int32
+	first      bool // first call of its thread in the model
+	syncFirst  bool // first call of a sync in the inventory
+	opLo, opHi int32
+	block      int32 // blocks index; -1: replayed with its recorded duration
+	snap       int32 // snapshot slot written by this (event record) call
+	snapStream int32
+	wait       int32 // waits index of this cudaStreamWaitEvent call
+	sync       int32 // trace.Sync index, -1
+	// dep: a call of another thread of the process that this one waited
+	// for on the host (a hand-off such as PyTorch's autograd thread), lag
+	// after its end; -1 when none.
+	dep int32
+	lag int64
+	// keepOps: removing the sync keeps this call's copy, made
+	// asynchronous (a host-to-device copy the program needs).
+	keepOps bool
+}
+
+// simOp is one GPU op. It starts when its launch has reached the GPU and
+// its stream (and any cross-stream wait) is ready.
+type simOp struct {
+	stream   int32
+	call     int32 // launch call (or the call it floats after)
+	launched bool  // tied to a launch call (removed with it)
+	compute  bool  // a kernel or graph: shares the device's SMs
+	lat      int64 // from the launch call's start
+	gap      int64 // after the stream is ready
+	dur      int64
+	recStart int64
+	recEnd   int64
+	// recOverlap: time the op ran alongside compute ops of other streams
+	// launched before it, as recorded.
+	recOverlap int64
+}
+
+// simStream is one stream of one process; before lists, in launch order,
+// the recorded running maximum of its ops' ends, keyed by launch call
+// index (-1 for ops launched before the model), to start a window.
+type simStream struct {
+	pid       int32
+	device    int32
+	id        int64
+	keys      []int32
+	prefixEnd []int64
+	ops       []int32 // its ops in m.ops, in launch order
+}
+
+type simWait struct {
+	stream int32
+	snap   int32
+}
+
+// simBlock is a call that blocks the host until GPU work is done.
+type simBlock struct {
+	scope int32 // stream index; -1: every stream of pid
+	pid   int32
+	snap  int32 // event scope: the record's snapshot slot
+	ovh   int64 // host time when nothing is left to wait for
+	wake  int64 // from the awaited work's end to the return
+}
+
+// simSync is one inventory sync as the replay removes it.
+type simSync struct {
+	calls []int32
+	// barrier: the sync-free rewrite keeps GPU-side order (wait_stream,
+	// wait_event): later ops of the process wait for what the sync
+	// awaited. extraCost is the host cost of that rewrite.
+	scope     int32
+	pid       int32
+	snap      int32
+	stream    int32 // the one stream awaited (stream or event scope), -1
+	extraCost int64
+	// cutBefore and cutAfter: host time of the code issuing the sync, in
+	// the gaps before its first and after its last call.
+	cutBefore, cutAfter int64
+}
+
+// endBefore returns the recorded end of stream s's work launched before
+// call index a.
+func (s *simStream) endBefore(a int32) int64 {
+	i := sort.Search(len(s.keys), func(i int) bool { return s.keys[i] >= a })
+	if i == 0 {
+		return minTime
+	}
+	return s.prefixEnd[i-1]
+}
+
+// buildModel prepares the replay of the calls that start inside [start,
+// end) and the ops they launch.
+func buildModel(tl *trace.Timeline, tr *trace.Trace, start, end int64, cal *Calibration) *model {
+	m := &model{}
+	callIdx := m.addCalls(tl, start, end)
+	streamIdx := map[callKey]int32{}
+	pidIdx := map[int64]int32{}
+	m.addOps(tl, callIdx, streamIdx, pidIdx, start)
+	m.addWaits(tl, callIdx, streamIdx)
+	m.addSyncs(tr, callIdx, streamIdx, pidIdx)
+	m.addHandOffs()
+	rec := m.recordedPass()
+	m.deriveConstants(tl, rec, cal)
+	m.addSyncHostCode()
+	return m
+}
+
+func (m *model) addCalls(tl *trace.Timeline, start, end int64) *callIndex {
+	m.calls = make([]simCall, 0, len(tl.Calls))
+	keys := make([]callKey, 0, len(tl.Calls))
+	threadIdx := map[int64]int32{}
+	var lastEnd []int64
+	for _, c := range tl.Calls {
+		if c.Start >= end || c.End <= start {
+			continue
+		}
+		th, ok := threadIdx[c.GlobalTid]
+		sc := simCall{start: c.Start, end: c.End, block: noIndex, snap: noIndex, snapStream: noIndex, wait: noIndex, sync: noIndex, dep: noIndex}
+		if !ok {
+			th = int32(len(threadIdx))
+			threadIdx[c.GlobalTid] = th
+			lastEnd = append(lastEnd, c.End)
+			m.threadPids = append(m.threadPids, trace.GlobalPidOf(c.GlobalTid))
+			sc.first = true
+		} else {
+			sc.gap = c.Start - lastEnd[th]
+			lastEnd[th] = max(lastEnd[th], c.End)
+		}
+		sc.thread = th
+		keys = append(keys, callKey{trace.GlobalPidOf(c.GlobalTid), c.CorrelationID})
+		m.calls = append(m.calls, sc)
+	}
+	m.threads = len(threadIdx)
+	return newCallIndex(keys)
+}
+
+// streamOf returns the index of a process's stream, adding it (on the
+// given device, -1 when unknown) the first time.
+func (m *model) streamOf(pid, stream, device int64, streamIdx map[callKey]int32, pidIdx map[int64]int32) int32 {
+	k := callKey{pid, stream}
+	if s, ok := streamIdx[k]; ok {
+		if m.streams[s].device < 0 && device >= 0 {
+			m.streams[s].device = m.deviceOf(device)
+			m.devices[m.streams[s].device] = append(m.devices[m.streams[s].device], s)
+		}
+		return s
+	}
+	p, ok := pidIdx[pid]
+	if !ok {
+		p = int32(len(m.pids))
+		pidIdx[pid] = p
+		m.pids = append(m.pids, nil)
+	}
+	s := int32(len(m.streams))
+	streamIdx[k] = s
+	m.streams = append(m.streams, simStream{pid: p, id: stream, device: noIndex})
+	m.pids[p] = append(m.pids[p], s)
+	if device >= 0 {
+		m.streams[s].device = m.deviceOf(device)
+		m.devices[m.streams[s].device] = append(m.devices[m.streams[s].device], s)
+	}
+	return s
+}
+
+// deviceOf returns the index of a device id, adding it the first time.
+func (m *model) deviceOf(device int64) int32 {
+	for i, id := range m.deviceIDs {
+		if id == device {
+			return int32(i)
+		}
+	}
+	m.deviceIDs = append(m.deviceIDs, device)
+	m.devices = append(m.devices, nil)
+	return int32(len(m.deviceIDs) - 1)
+}
+
+// addOps ties each op to its launch call. An op with no launch call in the
+// model that starts inside it floats after the call before it (it moves
+// with its stream); one from before the model is fixed history.
+func (m *model) addOps(tl *trace.Timeline, callIdx *callIndex, streamIdx map[callKey]int32, pidIdx map[int64]int32, start int64) {
+	type keyed struct {
+		key int32
+		op  simOp
+	}
+	list := make([]keyed, 0, len(tl.Ops))
+	m.ops = make([]simOp, 0, len(tl.Ops))
+	for _, op := range tl.Ops {
+		s := m.streamOf(op.GlobalPid, op.Stream, op.Device, streamIdx, pidIdx)
+		so := simOp{stream: s, dur: op.End - op.Start, recStart: op.Start, recEnd: op.End,
+			compute: op.Kind == trace.OpKernel || op.Kind == trace.OpGraph}
+		key := int32(-1)
+		if ci, ok := callIdx.lookup(op.GlobalPid, op.CorrelationID); ok && op.CorrelationID != 0 {
+			key, so.launched = ci, true
+		} else if op.Start >= start {
+			key = int32(sort.Search(len(m.calls), func(i int) bool { return m.calls[i].start > op.Start })) - 1
+		}
+		list = append(list, keyed{key, so})
+	}
+	sort.SliceStable(list, func(i, j int) bool {
+		if list[i].key != list[j].key {
+			return list[i].key < list[j].key
+		}
+		return list[i].op.recStart < list[j].op.recStart
+	})
+	for _, k := range list {
+		st := &m.streams[k.op.stream]
+		prev := int64(minTime)
+		if n := len(st.prefixEnd); n > 0 {
+			prev = st.prefixEnd[n-1]
+		}
+		st.keys = append(st.keys, k.key)
+		st.prefixEnd = append(st.prefixEnd, max(prev, k.op.recEnd))
+		if k.key < 0 {
+			continue
+		}
+		c := &m.calls[k.key]
+		if c.opHi == 0 {
+			c.opLo = int32(len(m.ops))
+		}
+		k.op.call = k.key
+		st.ops = append(st.ops, int32(len(m.ops)))
+		m.ops = append(m.ops, k.op)
+		c.opHi = int32(len(m.ops))
+	}
+}
+
+func (m *model) addWaits(tl *trace.Timeline, callIdx *callIndex, streamIdx map[callKey]int32) {
+	for _, w := range tl.Waits {
+		wc, ok1 := callIdx.lookup(w.GlobalPid, w.CorrelationID)
+		rc, ok2 := callIdx.lookup(w.GlobalPid, w.RecordCorrelationID)
+		ws, ok3 := streamIdx[callKey{w.GlobalPid, w.Stream}]
+		rs, ok4 := streamIdx[callKey{w.GlobalPid, w.RecordStream}]
+		if !ok1 || !ok2 || !ok3 || !ok4 {
+			continue
+		}
+		slot := m.snapSlot(rc, rs)
+		m.calls[wc].wait = int32(len(m.waits))
+		m.waits = append(m.waits, simWait{stream: ws, snap: slot})
+	}
+}
+
+// snapSlot makes call c an event record of stream s whose position the
+// replay remembers.
+func (m *model) snapSlot(c, s int32) int32 {
+	if m.calls[c].snap >= 0 {
+		return m.calls[c].snap
+	}
+	slot := int32(len(m.recSnaps))
+	m.recSnaps = append(m.recSnaps, minTime)
+	m.snapStreams = append(m.snapStreams, s)
+	m.calls[c].snap, m.calls[c].snapStream = slot, s
+	return slot
+}

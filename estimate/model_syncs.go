@@ -1,0 +1,200 @@
+package estimate
+
+import (
+	"strings"
+
+	"github.com/nsyssync/nsyssync/trace"
+)
+
+// addSyncs marks the inventory's syncs on the model's calls: which calls
+// each sync removes, and how each blocking call waits.
+func (m *model) addSyncs(tr *trace.Trace, callIdx *callIndex, streamIdx map[callKey]int32, pidIdx map[int64]int32) {
+	m.syncs = make([]simSync, len(tr.Syncs))
+	kinds := map[string]trace.CallKind{} // ClassifyName is a regexp: once per name
+	kindOf := func(name string) trace.CallKind {
+		k, ok := kinds[name]
+		if !ok {
+			k = trace.ClassifyName(name)
+			kinds[name] = k
+		}
+		return k
+	}
+	for i := range tr.Syncs {
+		s := &tr.Syncs[i]
+		pid := s.GlobalPid
+		ss := simSync{scope: noIndex, pid: noIndex, snap: noIndex, stream: noIndex}
+		if p, ok := pidIdx[pid]; ok {
+			ss.pid = p
+		}
+		for _, c := range s.Calls {
+			ci, ok := callIdx.lookup(pid, c.CorrelationID)
+			if !ok || m.calls[ci].sync >= 0 {
+				continue
+			}
+			if len(ss.calls) == 0 {
+				m.calls[ci].syncFirst = true
+			}
+			ss.calls = append(ss.calls, ci)
+			m.calls[ci].sync = int32(i)
+			kind := kindOf(c.Name)
+			if kind == trace.CallMemcpy && strings.Contains(s.Reason, "htod") {
+				m.calls[ci].keepOps = true // the data must still reach the GPU
+			}
+			if !c.Blocking {
+				continue
+			}
+			bl := m.blockFor(s, kind, c, ci, ss.pid, callIdx, streamIdx, pidIdx)
+			m.calls[ci].block = int32(len(m.blocks))
+			m.blocks = append(m.blocks, bl)
+			ss.scope, ss.snap, ss.stream = bl.scope, bl.snap, bl.scope
+			if bl.snap >= 0 {
+				ss.stream = m.snapStreams[bl.snap]
+			}
+		}
+		m.syncs[i] = ss
+	}
+}
+
+// blockFor says what blocking call c of sync s waits for.
+func (m *model) blockFor(s *trace.Sync, kind trace.CallKind, c trace.Call, ci, pid int32, callIdx *callIndex, streamIdx map[callKey]int32, pidIdx map[int64]int32) simBlock {
+	bl := simBlock{scope: noIndex, pid: pid, snap: noIndex}
+	switch kind {
+	case trace.CallMemcpy, trace.CallMemset:
+		// A blocking copy waits for its stream up to and including itself.
+		if s.Copy != nil && s.Copy.CorrelationID == c.CorrelationID && s.Copy.Stream >= 0 {
+			bl.scope = m.streamOf(s.GlobalPid, s.Copy.Stream, s.Copy.Device, streamIdx, pidIdx)
+		}
+	default:
+		switch s.Scope {
+		case trace.ScopeStream:
+			if s.Stream >= 0 {
+				bl.scope = m.streamOf(s.GlobalPid, s.Stream, s.Device, streamIdx, pidIdx)
+			}
+		case trace.ScopeEvent:
+			if rc, ok := callIdx.lookup(s.GlobalPid, s.WaitCorrelationID()); ok && s.Stream >= 0 {
+				bl.snap = m.snapSlot(rc, m.streamOf(s.GlobalPid, s.Stream, s.Device, streamIdx, pidIdx))
+			}
+		}
+	}
+	if bl.pid < 0 {
+		if p, ok := pidIdx[s.GlobalPid]; ok {
+			bl.pid = p
+		}
+	}
+	return bl
+}
+
+// recorded holds what the recorded timeline says at each op and block:
+// when the op's stream was ready, and when the awaited work ended.
+type recorded struct {
+	ready   []int64
+	awaited []int64
+	// rewrite: per sync, the streams its sync-free rewrite must order:
+	// other streams that got work since the thread's previous sync, and
+	// the stream the thread launches into next.
+	activeOthers []int
+	nextStream   []int32
+}
+
+// recordedPass walks the recorded timeline once with the replay's own
+// dependency rules.
+func (m *model) recordedPass() *recorded {
+	r := &recorded{ready: make([]int64, len(m.ops)), awaited: make([]int64, len(m.blocks)),
+		activeOthers: make([]int, len(m.syncs)), nextStream: make([]int32, len(m.syncs))}
+	lastEnd := make([]int64, len(m.streams))
+	floor := make([]int64, len(m.streams))
+	lastLaunch := make([]int32, len(m.streams))
+	for s := range m.streams {
+		lastEnd[s], floor[s], lastLaunch[s] = m.streams[s].endBefore(0), minTime, -1
+	}
+	prevBlock := make([]int32, m.threads)
+	for t := range prevBlock {
+		prevBlock[t] = -1
+	}
+	since := make([]int32, len(m.syncs))
+	ptr := make([]int32, len(m.streams))
+	for i := range m.calls {
+		c := &m.calls[i]
+		for o := c.opLo; o < c.opHi; o++ {
+			op := &m.ops[o]
+			r.ready[o] = max(lastEnd[op.stream], floor[op.stream])
+			lastEnd[op.stream] = max(lastEnd[op.stream], op.recEnd)
+			lastLaunch[op.stream] = int32(i)
+			if op.compute {
+				op.recOverlap = m.overlap(op.stream, op.recStart, op.recEnd, ptr, nil, 0)
+			}
+			ptr[op.stream]++
+		}
+		if c.snap >= 0 {
+			m.recSnaps[c.snap] = lastEnd[c.snapStream]
+		}
+		if c.wait >= 0 {
+			w := m.waits[c.wait]
+			floor[w.stream] = max(floor[w.stream], m.recSnaps[w.snap])
+		}
+		if c.syncFirst {
+			since[c.sync] = prevBlock[c.thread]
+		}
+		if c.block >= 0 {
+			r.awaited[c.block] = m.awaitedEnd(m.blocks[c.block].scope, m.blocks[c.block].pid, m.blocks[c.block].snap, lastEnd, m.recSnaps, nil, 0)
+			prevBlock[c.thread] = int32(i)
+		}
+		if c.sync >= 0 {
+			ss := &m.syncs[c.sync]
+			if ss.calls[len(ss.calls)-1] == int32(i) && ss.pid >= 0 {
+				next := m.nextLaunchStream(int32(i))
+				r.nextStream[c.sync] = next
+				for _, st := range m.pids[ss.pid] {
+					if st != next && lastLaunch[st] > since[c.sync] {
+						r.activeOthers[c.sync]++
+					}
+				}
+			}
+		}
+	}
+	return r
+}
+
+// nextLaunchStream returns the stream of the first op the thread of call
+// i launches after it, within a bounded look-ahead; -1 when none.
+func (m *model) nextLaunchStream(i int32) int32 {
+	const lookAhead = 2048
+	th := m.calls[i].thread
+	for j := i + 1; j < int32(len(m.calls)) && j <= i+lookAhead; j++ {
+		c := &m.calls[j]
+		if c.thread == th && c.opHi > c.opLo && m.ops[c.opLo].launched {
+			return m.ops[c.opLo].stream
+		}
+	}
+	return noIndex
+}
+
+// awaitedEnd is when the work a block waits for ends: its stream's, the
+// recorded event's, or every stream's of the process. Snapshot slots
+// written in the current run (stamp == run) hold replayed values.
+func (m *model) awaitedEnd(scope, pid, snap int32, lastEnd, snaps []int64, stamp []uint32, run uint32) int64 {
+	switch {
+	case snap >= 0:
+		if stamp != nil && stamp[snap] != run {
+			return m.recSnaps[snap]
+		}
+		return snaps[snap]
+	case scope >= 0:
+		return lastEnd[scope]
+	case pid >= 0:
+		end := int64(minTime)
+		for _, s := range m.pids[pid] {
+			end = max(end, lastEnd[s])
+		}
+		return end
+	}
+	return minTime
+}
+
+func isRecordCall(name string) bool {
+	return strings.HasPrefix(name, "cudaEventRecord") || strings.HasPrefix(name, "cuEventRecord")
+}
+
+func isStreamWaitCall(name string) bool {
+	return strings.HasPrefix(name, "cudaStreamWaitEvent") || strings.HasPrefix(name, "cuStreamWaitEvent")
+}
