@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/nsyssync/nsyssync/classify"
+	"github.com/nsyssync/nsyssync/estimate"
 	"github.com/nsyssync/nsyssync/trace"
 )
 
@@ -25,6 +26,13 @@ type Estimates struct {
 	// timeline. Nil: the HTML report says the simulated view is not
 	// available.
 	WithoutSyncs SimulateFunc
+	// SelfCheckError is the simulator's relative error replaying the
+	// region unchanged.
+	SelfCheckError float64
+	// Sampled: some site was estimated from a sample of its occurrences.
+	Sampled bool
+	// Warnings are the estimator's notes on its model.
+	Warnings []string
 }
 
 // SiteEstimate is one site's estimated saving.
@@ -79,4 +87,18 @@ func (a *Analysis) totalSavingsText() string {
 	d := a.Trace.Region.Duration
 	return Duration(a.Estimates.FalseDependencyNs) + " (" + percent(a.Estimates.FalseDependencyNs, d) +
 		") removable (false dependencies); " + Duration(a.Estimates.TotalNs) + " (" + percent(a.Estimates.TotalNs, d) + ") overall"
+}
+
+// FromEstimate turns the estimator's result into what the renderers show:
+// each site's saving alone, the false-dependency sites' saving together,
+// and, as the overall figure, the saving with every sync removed (the
+// ceiling, which true dependencies reach only by restructuring).
+func FromEstimate(r *estimate.Result) *Estimates {
+	e := &Estimates{Sites: map[string]SiteEstimate{}, TotalNs: r.AllSyncs.SavingsNs,
+		FalseDependencyNs: r.FalseDependency.SavingsNs, SelfCheckError: r.SelfCheckError, Warnings: r.Warnings}
+	for _, s := range r.Sites {
+		e.Sites[s.ID] = SiteEstimate{SavingsNs: s.SavingsNs, Sampled: s.Sampled}
+		e.Sampled = e.Sampled || s.Sampled
+	}
+	return e
 }

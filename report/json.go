@@ -50,6 +50,9 @@ type Totals struct {
 	EstimatedSavingsNs       int64   `json:"estimated_savings_ns"`
 	EstimatedSavingsFraction float64 `json:"estimated_savings_fraction"`
 	FalseDependencySavingsNs int64   `json:"false_dependency_savings_ns"`
+	// EstimateSelfCheckError: the simulator's relative error replaying the
+	// region unchanged; absent when no estimate ran.
+	EstimateSelfCheckError *float64 `json:"estimate_self_check_error,omitempty"`
 }
 
 // SiteJSON is one site of the contract.
@@ -155,6 +158,7 @@ func (a *Analysis) documentHead() Document {
 		d.Totals.EstimatedSavingsNs = e.TotalNs
 		d.Totals.EstimatedSavingsFraction = fraction(e.TotalNs, t.Region.Duration)
 		d.Totals.FalseDependencySavingsNs = e.FalseDependencyNs
+		d.Totals.EstimateSelfCheckError = &e.SelfCheckError
 	}
 	for _, s := range a.Ordered() {
 		sj := SiteJSON{ID: s.ID, Fingerprint: Fingerprint(s), APIs: s.APIs, Count: len(s.Syncs), BlockedNs: s.BlockedNs, Dependency: string(s.Dependency),

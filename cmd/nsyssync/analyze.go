@@ -43,6 +43,9 @@ type analyzeOptions struct {
 	// sourceRoot is where the program's Python files are, to read the
 	// lines that synchronised.
 	sourceRoot string
+	// calibration is a profile written by 'nsyssync calibrate'.
+	calibration string
+	noEstimate  bool
 }
 
 func newAnalyzeCmd(stdout, stderr io.Writer) *cobra.Command {
@@ -95,6 +98,8 @@ arguments; 3 the savings gate failed.`,
 	f.StringVar(&opt.color, "color", "auto", "colour in the text report: auto (on a terminal, unless NO_COLOR is set), always, never")
 	f.Float64Var(&opt.failOn, "fail-on-savings", 0, "exit 3 when removable savings exceed PCT percent of the region")
 	f.StringVar(&opt.allowList, "allow-list", report.DefaultAllowListFile, "YAML file of accepted sites that do not fail the gate")
+	f.StringVar(&opt.calibration, "calibration", "", "constants measured on a GPU by 'nsyssync calibrate' for the savings simulator")
+	f.BoolVar(&opt.noEstimate, "no-estimate", false, "skip the savings simulation")
 	f.StringVar(&opt.sourceRoot, "source-root", "", "directory holding the program's Python sources: the classifier reads the line of each sync")
 	registerAnalyzeCompletions(cmd)
 	return cmd

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/nsyssync/nsyssync/classify"
+	"github.com/nsyssync/nsyssync/estimate"
 	"github.com/nsyssync/nsyssync/report"
 	"github.com/nsyssync/nsyssync/trace"
 )
@@ -79,8 +80,12 @@ func analyzeOne(ctx context.Context, path string, opt analyzeOptions, allow *rep
 	}
 	prog.set("grouping the syncs of " + path)
 	a := report.NewWith(t, classify.Options{SourceRoot: opt.sourceRoot})
-	// a.Estimates stays nil until the savings estimator (estimate/) is
-	// wired here; the reports then show "not estimated".
+	if !opt.noEstimate {
+		prog.set("simulating " + path + " without its syncs")
+		if a.Estimates, err = estimateSavings(ctx, x, a, opt); err != nil {
+			return nil, err
+		}
+	}
 	a.Allowed = allow.Match(a)
 	var gate *report.GateResult
 	if opt.gate {
@@ -97,6 +102,35 @@ func analyzeOne(ctx context.Context, path string, opt analyzeOptions, allow *rep
 		return gate, fmt.Errorf("%s: %w", path, err)
 	}
 	return gate, nil
+}
+
+// maxSimulatedOps bounds the GPU ops of a region the simulator reads into
+// memory; a larger region is reported unestimated with a warning.
+const maxSimulatedOps = 4_000_000
+
+// estimateSavings runs the what-if simulator over the analysis' region.
+func estimateSavings(ctx context.Context, x *trace.Export, a *report.Analysis, opt analyzeOptions) (*report.Estimates, error) {
+	t := a.Trace
+	if len(t.Syncs) == 0 || t.Region.Duration <= 0 {
+		return nil, nil
+	}
+	if t.Stats.GPUOps > maxSimulatedOps && t.Region.Name == "" {
+		t.Warnings = append(t.Warnings, fmt.Sprintf("savings not estimated: the trace has %d GPU ops (the simulator reads at most %d); choose a region with --nvtx", t.Stats.GPUOps, maxSimulatedOps))
+		return nil, nil
+	}
+	var cal *estimate.Calibration
+	if opt.calibration != "" {
+		c, err := estimate.LoadCalibration(opt.calibration)
+		if err != nil {
+			return nil, err
+		}
+		cal = c
+	}
+	res, err := estimate.Run(ctx, x, t, a.Sites, estimate.Options{Calibration: cal})
+	if err != nil {
+		return nil, err
+	}
+	return report.FromEstimate(res), nil
 }
 
 // render writes the analysis in the chosen format.

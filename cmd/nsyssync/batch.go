@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/nsyssync/nsyssync/classify"
+	"github.com/nsyssync/nsyssync/report"
 	"github.com/nsyssync/nsyssync/trace"
 	"github.com/nsyssync/nsyssync/triage"
 )
@@ -32,6 +33,9 @@ type batchOptions struct {
 	db         string
 	run        string
 	shard      string
+	// calibration and noEstimate: as for analyze.
+	calibration string
+	noEstimate  bool
 }
 
 func newBatchCmd(stdout, stderr io.Writer) *cobra.Command {
@@ -85,6 +89,8 @@ written; 2 bad flags or no arguments.`,
 	f.IntVar(&opt.top, "top", 10, "sites listed in each table of the summary; 0: all")
 	f.StringVar(&opt.nvtx, "nvtx", "", "analyse only an NVTX range, NAME or NAME@DOMAIN, in every export")
 	f.StringVar(&opt.sourceRoot, "source-root", "", "directory holding the programs' Python sources")
+	f.StringVar(&opt.calibration, "calibration", "", "constants from 'nsyssync calibrate' for the savings simulator")
+	f.BoolVar(&opt.noEstimate, "no-estimate", false, "skip the savings simulation")
 	f.StringVar(&opt.db, "db", "", "record the run in this findings database (created if absent)")
 	f.StringVar(&opt.run, "run", "", "label of the run in the database (default: its start time); shards of one night share it")
 	f.StringVar(&opt.shard, "shard", "", "analyse only shard i of n (i/n, 0 <= i < n) of the inputs")
@@ -153,6 +159,14 @@ func runBatch(ctx context.Context, args []string, opt batchOptions, shard triage
 	}
 	bopt := triage.Options{Jobs: opt.jobs, Load: trace.LoadOptions{NVTX: opt.nvtx}, Classify: classify.Options{SourceRoot: opt.sourceRoot},
 		KeepSyncs: opt.format == formatJSONL}
+	if !opt.noEstimate {
+		aopt := analyzeOptions{calibration: opt.calibration}
+		bopt.Prepare = func(ctx context.Context, a *report.Analysis, x *trace.Export) error {
+			e, err := estimateSavings(ctx, x, a, aopt)
+			a.Estimates = e
+			return err
+		}
+	}
 	err = triage.Batch(ctx, inputs, bopt, emit)
 	prog.clear()
 	if err != nil {

@@ -68,6 +68,9 @@ func TestAnalyzeJSON(t *testing.T) {
 	if doc.Totals.Syncs != len(doc.Syncs) || doc.Totals.Syncs == 0 {
 		t.Errorf("totals.syncs %d, syncs %d", doc.Totals.Syncs, len(doc.Syncs))
 	}
+	if doc.Totals.EstimatedSavingsNs <= 0 || doc.Totals.FalseDependencySavingsNs <= 0 || doc.Totals.EstimateSelfCheckError == nil {
+		t.Errorf("totals lack the estimates: %+v", doc.Totals)
+	}
 	var counted int
 	var blocked int64
 	ids := map[string]bool{}
@@ -81,8 +84,13 @@ func TestAnalyzeJSON(t *testing.T) {
 			s.Confidence <= 0 || s.Confidence > 1 {
 			t.Errorf("site %s: want a verdict with evidence and a fix: %+v", s.ID, s)
 		}
-		if i > 0 && s.BlockedNs > doc.Sites[i-1].BlockedNs {
-			t.Errorf("sites not sorted by blocked time")
+		if i > 0 && s.EstimatedSavingsNs > doc.Sites[i-1].EstimatedSavingsNs {
+			t.Errorf("sites not sorted by estimated savings")
+		}
+		// A rewrite may cost a little (a stream sync becomes wait_stream
+		// calls), never more than the site blocked.
+		if s.EstimatedSavingsNs < -s.BlockedNs || s.EstimatedSavingsFraction > 1 {
+			t.Errorf("site %s: estimated saving %d ns (%g) out of range", s.ID, s.EstimatedSavingsNs, s.EstimatedSavingsFraction)
 		}
 		if s.Location.File == "" || s.Location.Line == 0 {
 			t.Errorf("site %s has no Python location: %+v", s.ID, s.Location)

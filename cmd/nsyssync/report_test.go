@@ -153,7 +153,7 @@ func TestGate(t *testing.T) {
 	var removable int64
 	for _, s := range doc.Sites {
 		if s.Dependency == "false" {
-			removable += s.BlockedNs
+			removable += s.EstimatedSavingsNs // the gate sums the estimates of the false sites
 			yaml.WriteString("  - fingerprint: " + s.Fingerprint + "\n    reason: accepted in this test\n")
 		}
 	}

@@ -1,0 +1,183 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/nsyssync/nsyssync/classify"
+	"github.com/nsyssync/nsyssync/cuda"
+	"github.com/nsyssync/nsyssync/estimate"
+	"github.com/nsyssync/nsyssync/trace"
+)
+
+type replayOptions struct {
+	sites            []string
+	nvtx             string
+	repeat           int
+	format           string
+	keepHostCode     bool
+	profilerOverhead time.Duration
+	device           int
+}
+
+func newReplayCmd(stdout, stderr io.Writer) *cobra.Command {
+	opt := replayOptions{profilerOverhead: time.Duration(estimate.DefaultCalibration().ProfilerOverheadNs)}
+	cmd := &cobra.Command{
+		Use:   "replay FILE",
+		Short: "Measure on this machine's GPU what removing each site's syncs saves",
+		Long: `Replay the analysed region of an export on this machine's NVIDIA GPU with a
+bundled spin kernel: every recorded GPU op becomes a kernel that keeps its
+stream busy for the op's recorded duration, the recorded host time between
+API calls is kept, cross-stream waits become events, and the recorded syncs
+become real synchronize calls. The region is replayed as recorded and
+without each site's syncs (their sync-free rewrite), --repeat times in
+alternation; the median saving and its range are reported.
+
+The first line says how close the unchanged replay came to the recording
+(the self-check). Savings are measured with the profiler's per-call
+overhead (--profiler-overhead) taken off the host time, as the simulator
+does, and are fractions of the region as the program runs without the
+profiler.
+
+Without an NVIDIA driver or GPU it says so in one line and exits 1: the
+simulator's estimate (nsyssync analyze) stands.
+
+Exit codes: 0 replayed; 1 no GPU, or the export or the replay failed;
+2 bad flags or arguments.`,
+		Example: `  nsyssync replay report.sqlite
+  nsyssync replay --nvtx train_step --site s1 --site s3 report.sqlite
+  nsyssync replay --repeat 11 --format json report.sqlite > replay.json`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if opt.format != formatText && opt.format != formatJSON {
+				return fmt.Errorf("unknown --format %q (want text or json)", opt.format)
+			}
+			if opt.repeat < 1 {
+				return fmt.Errorf("--repeat %d: want 1 or more", opt.repeat)
+			}
+			if opt.profilerOverhead < 0 {
+				return fmt.Errorf("--profiler-overhead %v: want 0 or more", opt.profilerOverhead)
+			}
+			return runReplay(cmd.Context(), args[0], opt, stdout, stderr)
+		},
+	}
+	f := cmd.Flags()
+	f.StringArrayVar(&opt.sites, "site", nil, "replay only this site (s1, s2, … as analyze numbers them); repeatable")
+	f.StringVar(&opt.nvtx, "nvtx", "", "limit the replay to an NVTX range, NAME or NAME@DOMAIN (every occurrence counts)")
+	f.IntVar(&opt.repeat, "repeat", 5, "measured rounds; each replays the region as recorded and without each site")
+	f.StringVar(&opt.format, "format", formatText, "output format: text or json")
+	f.BoolVar(&opt.keepHostCode, "keep-host-code", false, "keep the host time of the code that issues a removed sync (default: cut, as the simulator does)")
+	f.DurationVar(&opt.profilerOverhead, "profiler-overhead", opt.profilerOverhead, "host time the profiler added to each traced call, taken off when measuring savings (0: none)")
+	f.IntVar(&opt.device, "device", 0, "CUDA device ordinal")
+	return cmd
+}
+
+// noGPU prints the one line that says the replay cannot run here.
+func noGPU(stderr io.Writer, err error) error {
+	fmt.Fprintf(stderr, "nsyssync: no GPU found (%v): the simulator's estimate stands (nsyssync analyze)\n", err)
+	return &exitErr{code: exitError}
+}
+
+func runReplay(ctx context.Context, path string, opt replayOptions, stdout, stderr io.Writer) error {
+	dev, err := cuda.Open(cuda.Options{Ordinal: opt.device})
+	if err != nil {
+		if cuda.Unavailable(err) {
+			return noGPU(stderr, err)
+		}
+		fmt.Fprintf(stderr, "nsyssync: %v\n", err)
+		return &exitErr{code: exitError}
+	}
+	defer dev.Close()
+	res, t, err := replayFile(ctx, dev, path, opt)
+	if err != nil {
+		fmt.Fprintf(stderr, "nsyssync: %v\n", err)
+		return &exitErr{code: exitError}
+	}
+	if opt.format == formatJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(res)
+	}
+	writeReplayText(stdout, path, t, res)
+	return nil
+}
+
+// replayFile loads the export, picks the sites and replays them.
+func replayFile(ctx context.Context, dev *cuda.Device, path string, opt replayOptions) (*cuda.Result, *replayedTrace, error) {
+	x, err := trace.Open(ctx, path)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer x.Close()
+	t, err := x.Load(ctx, trace.LoadOptions{NVTX: opt.nvtx})
+	if err != nil {
+		return nil, nil, err
+	}
+	sites := classify.Sites(t)
+	if len(opt.sites) > 0 {
+		var chosen []classify.Site
+		for _, id := range opt.sites {
+			i := slices.IndexFunc(sites, func(s classify.Site) bool { return s.ID == id })
+			if i < 0 {
+				ids := make([]string, len(sites))
+				for k, s := range sites {
+					ids[k] = s.ID
+				}
+				return nil, nil, fmt.Errorf("%s: no site %s (sites: %s)", path, id, strings.Join(ids, ", "))
+			}
+			chosen = append(chosen, sites[i])
+		}
+		sites = chosen
+	}
+	res, err := dev.Replay(ctx, x, t, sites, cuda.ReplayOptions{Repeat: opt.repeat, KeepHostCode: opt.keepHostCode,
+		ProfilerOverheadNs: int64(opt.profilerOverhead)})
+	if err != nil {
+		return nil, nil, err
+	}
+	return res, &replayedTrace{region: t.Region.Name, sites: sites}, nil
+}
+
+// replayedTrace is what the text report names besides the result.
+type replayedTrace struct {
+	region string
+	sites  []classify.Site
+}
+
+func ms(ns int64) string { return fmt.Sprintf("%.3f ms", float64(ns)/1e6) }
+
+func writeReplayText(w io.Writer, path string, t *replayedTrace, res *cuda.Result) {
+	region := "the whole trace"
+	if t.region != "" {
+		region = fmt.Sprintf("region %q", t.region)
+	}
+	fmt.Fprintf(w, "GPU replay of %s, %s (%s recorded)\n", path, region, ms(res.RecordedNs))
+	fmt.Fprintf(w, "GPU: %s\n", res.GPU)
+	u := res.Unchanged
+	fmt.Fprintf(w, "As recorded: %s (median of %d; %s to %s), self-check %+.2f%%\n", ms(u.MedianNs), len(u.RunsNs), ms(u.MinNs), ms(u.MaxNs), 100*res.SelfCheckError)
+	if res.Baseline != nil {
+		fmt.Fprintf(w, "Without the profiler's overhead (%v per call): %s; savings are fractions of %s\n",
+			time.Duration(res.ProfilerOverheadNs), ms(res.Baseline.MedianNs), ms(res.BaselineNs))
+	}
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "SITE\tSYNCS\tSAVED\tOF REGION\tRANGE\tAPIS\tNVTX")
+	for i, s := range res.Sites {
+		var apis, nvtx string
+		if i < len(t.sites) {
+			apis, nvtx = strings.Join(t.sites[i].APIs, "+"), strings.Join(t.sites[i].NVTX, "/")
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%.1f%%\t%s to %s\t%s\t%s\n", s.ID, s.Syncs, ms(s.SavedNs), 100*s.SavedFraction, ms(s.SavedMinNs), ms(s.SavedMaxNs), apis, nvtx)
+	}
+	tw.Flush()
+	for _, warn := range res.Warnings {
+		fmt.Fprintf(w, "warning: %s\n", warn)
+	}
+}
