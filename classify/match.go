@@ -233,17 +233,10 @@ func bytesWord(n int64) string {
 }
 
 func memWord(k trace.MemKind) string {
-	switch k {
-	case trace.MemPageable:
-		return "pageable"
-	case trace.MemPinned:
-		return "pinned"
-	case trace.MemDevice:
-		return "device"
-	case trace.MemManaged:
-		return "managed"
+	if k == trace.MemUnknown {
+		return "unknown-memory"
 	}
-	return "unknown-memory"
+	return k.String()
 }
 
 // shortSymbol drops a C++ symbol's return type and parameter list.

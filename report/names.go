@@ -33,21 +33,7 @@ func DirectionName(c *trace.Copy) string {
 }
 
 // MemName names a memory kind.
-func MemName(k trace.MemKind) string {
-	switch k {
-	case trace.MemPageable:
-		return "pageable"
-	case trace.MemPinned:
-		return "pinned"
-	case trace.MemDevice:
-		return "device"
-	case trace.MemManaged:
-		return "managed"
-	case trace.MemUnknown:
-		return "unknown"
-	}
-	return fmt.Sprintf("kind%d", k)
-}
+func MemName(k trace.MemKind) string { return k.String() }
 
 // Duration formats nanoseconds for people: 812ns, 14.2µs, 3.41ms, 2.07s.
 func Duration(ns int64) string {

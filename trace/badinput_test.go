@@ -17,6 +17,13 @@ const leanFixture = "../fixtures/syncs_lean.sqlite"
 func makeDB(t *testing.T, name string, stmts ...string) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), name)
+	execAll(t, path, stmts)
+	return path
+}
+
+// execAll runs statements on a database file, creating it when absent.
+func execAll(t *testing.T, path string, stmts []string) {
+	t.Helper()
 	db, err := sql.Open("sqlite", path)
 	if err != nil {
 		t.Fatal(err)
@@ -27,7 +34,6 @@ func makeDB(t *testing.T, name string, stmts ...string) string {
 			t.Fatalf("%s: %v", s, err)
 		}
 	}
-	return path
 }
 
 // copyFixture copies a real fixture and applies statements to the copy.
@@ -35,19 +41,7 @@ func copyFixture(t *testing.T, src string, stmts ...string) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), filepath.Base(src))
 	copyFile(t, src, path, -1)
-	if len(stmts) == 0 {
-		return path
-	}
-	db, err := sql.Open("sqlite", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	for _, s := range stmts {
-		if _, err := db.Exec(s); err != nil {
-			t.Fatalf("%s: %v", s, err)
-		}
-	}
+	execAll(t, path, stmts)
 	return path
 }
 

@@ -2,6 +2,7 @@ package trace
 
 import (
 	"regexp"
+	"strconv"
 	"strings"
 )
 
@@ -105,4 +106,21 @@ func (k CallKind) String() string {
 		return "free"
 	}
 	return "other"
+}
+
+// String names a memory kind: pageable, pinned, device, managed, unknown.
+func (k MemKind) String() string {
+	switch k {
+	case MemPageable:
+		return "pageable"
+	case MemPinned:
+		return "pinned"
+	case MemDevice:
+		return "device"
+	case MemManaged:
+		return "managed"
+	case MemUnknown:
+		return "unknown"
+	}
+	return "kind" + strconv.FormatInt(int64(k), 10)
 }
