@@ -4,7 +4,7 @@ BIN     ?= bin/nsyssync
 DEMO    ?= fixtures/syncs_backtrace.sqlite
 BENCHGB ?= 1
 
-.PHONY: build test demo bench lint fmt-check vet clean check-html examples golden
+.PHONY: build test race demo bench lint fmt-check vet clean check-html examples golden ptx gpu-test gpu-test-build
 
 build:
 	$(GO) build -o $(BIN) ./cmd/nsyssync
@@ -22,6 +22,10 @@ demo: build
 # sqlite3 floor. docs/performance.md records the results.
 bench:
 	scripts/bench.sh $(BENCHGB)
+
+# The tests again under the race detector (needs cgo and gcc).
+race:
+	$(GO) test -race -count=1 ./...
 
 lint: fmt-check vet
 
@@ -48,6 +52,29 @@ examples: build
 	$(BIN) analyze --nvtx measured --format markdown -o docs/examples/syncs_backtrace.md $(DEMO)
 	$(BIN) analyze --nvtx measured --format perfetto -o docs/examples/syncs_backtrace.perfetto.json $(DEMO)
 	NO_COLOR=1 COLUMNS=100 $(BIN) analyze --nvtx measured --top 5 $(DEMO) > docs/examples/syncs_backtrace.txt
+
+# The GPU replay's spin kernel (cuda/spin.cu) as PTX, on a machine with
+# nvcc (the GPU machine): for a virtual architecture the driver
+# JIT-compiles for the GPU at hand. compute_75 (Turing) is the oldest CUDA
+# 13's nvcc accepts; with CUDA 12, PTX_ARCH=compute_70 reaches Volta.
+NVCC     ?= nvcc
+PTX_ARCH ?= compute_75
+
+ptx:
+	$(NVCC) -ptx -arch=$(PTX_ARCH) -o cuda/spin.ptx cuda/spin.cu
+
+# The GPU tests (go test ./cuda/ -run GPU) with the driver present: a
+# missing GPU fails them (NSYSSYNC_GPU_TEST=1) instead of skipping. Where
+# Go is, the test binary is built first; a GPU machine without Go runs
+# the bin/cuda.test built elsewhere (make gpu-test-build, then carry bin/).
+# NSYSSYNC_GPU_OUT=DIR keeps what they measure (JSON, the ground-truth table).
+gpu-test-build:
+	$(GO) test -c -o bin/cuda.test ./cuda/
+	$(GO) build -o $(BIN) ./cmd/nsyssync
+
+gpu-test:
+	@if command -v $(GO) >/dev/null 2>&1; then $(MAKE) gpu-test-build; fi
+	cd cuda && NSYSSYNC_GPU_TEST=1 ../bin/cuda.test -test.run GPU -test.v -test.count=1 -test.timeout 500s
 
 clean:
 	rm -rf bin
