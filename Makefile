@@ -63,7 +63,7 @@ PTX_ARCH ?= compute_75
 ptx:
 	$(NVCC) -ptx -arch=$(PTX_ARCH) -o cuda/spin.ptx cuda/spin.cu
 
-# The GPU tests (go test ./cuda/ -run GPU) with the driver present: a
+# The GPU tests (go test ./cuda/ -run '^TestGPU') with the driver present: a
 # missing GPU fails them (NSYSSYNC_GPU_TEST=1) instead of skipping. Where
 # Go is, the test binary is built first; a GPU machine without Go runs
 # the bin/cuda.test built elsewhere (make gpu-test-build, then carry bin/).
@@ -74,7 +74,7 @@ gpu-test-build:
 
 gpu-test:
 	@if command -v $(GO) >/dev/null 2>&1; then $(MAKE) gpu-test-build; fi
-	cd cuda && NSYSSYNC_GPU_TEST=1 ../bin/cuda.test -test.run GPU -test.v -test.count=1 -test.timeout 500s
+	cd cuda && NSYSSYNC_GPU_TEST=1 ../bin/cuda.test -test.run '^TestGPU' -test.v -test.count=1 -test.timeout 500s
 
 clean:
 	rm -rf bin

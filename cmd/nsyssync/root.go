@@ -20,6 +20,6 @@ reports each with the GPU work it waited for and the idle GPU after it.`,
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.AddCommand(newAnalyzeCmd(stdout, stderr), newDoctorCmd(stdout, stderr), newBatchCmd(stdout, stderr), newHistoryCmd(stdout, stderr), newDiffCmd(stdout, stderr), newMergeCmd(stdout, stderr))
+	root.AddCommand(newAnalyzeCmd(stdout, stderr), newDoctorCmd(stdout, stderr), newBatchCmd(stdout, stderr), newHistoryCmd(stdout, stderr), newDiffCmd(stdout, stderr), newMergeCmd(stdout, stderr), newReplayCmd(stdout, stderr), newCalibrateCmd(stdout, stderr))
 	return root
 }

@@ -1,0 +1,185 @@
+package cuda
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+	"time"
+)
+
+// Options choose the GPU.
+type Options struct {
+	// Ordinal is the CUDA device ordinal (as CUDA_VISIBLE_DEVICES leaves
+	// them); 0 is the first GPU.
+	Ordinal int
+	// PTX replaces the bundled spin kernel (tests of a freshly generated
+	// one); nil: the bundled cuda/spin.ptx.
+	PTX []byte
+}
+
+// Device is a GPU opened for replays and calibration: the driver loaded,
+// the primary context retained and the spin kernel loaded. Its methods
+// may be called from any goroutine; they run one at a time.
+type Device struct {
+	gpu gpuDevice
+	id  Identity
+	// identify adds NVML's view to an identity (nil: nothing to add).
+	identify func(*Identity)
+	model    DeviceModel
+	mu       sync.Mutex
+}
+
+// Open loads the CUDA driver and opens a GPU. Without a driver it returns
+// an error wrapping ErrNoDriver, without a GPU one wrapping ErrNoGPU
+// (Unavailable reports both).
+func Open(opt Options) (*Device, error) {
+	ptx := opt.PTX
+	if ptx == nil {
+		ptx = spinPTX
+	}
+	g, err := openGPU(opt.Ordinal, ptx)
+	if err != nil {
+		if Unavailable(err) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("opening GPU %d: %w", opt.Ordinal, err)
+	}
+	d, err := newDevice(g, readNVML)
+	if err != nil {
+		return nil, errors.Join(err, g.close())
+	}
+	return d, nil
+}
+
+// newDevice names the GPU (identify may add to its identity) and
+// measures the spin kernel and the wake-up of a synchronize on it (a few
+// milliseconds).
+func newDevice(g gpuDevice, identify func(*Identity)) (*Device, error) {
+	d := &Device{gpu: g, id: g.identity(), identify: identify}
+	if identify != nil {
+		identify(&d.id)
+	}
+	m, err := d.measureModel()
+	if err != nil {
+		return nil, fmt.Errorf("measuring the spin kernel on %s: %w", d.id.Name, err)
+	}
+	d.model = m
+	return d, nil
+}
+
+// Close releases the GPU; it may be called more than once.
+func (d *Device) Close() error { return d.gpu.close() }
+
+// Identity names the GPU, with its clocks and throttle reasons read now.
+func (d *Device) Identity() Identity {
+	id := d.id
+	if d.identify != nil {
+		d.identify(&id)
+	}
+	return id
+}
+
+// withSession runs f on a locked OS thread bound to a new session, and
+// releases the session after.
+func (d *Device) withSession(spec sessionSpec, f func(s session) error) error {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	s, err := d.gpu.newSession(spec)
+	if err != nil {
+		return err
+	}
+	err = s.bind()
+	if err == nil {
+		err = f(s)
+	}
+	return errors.Join(err, s.release())
+}
+
+// measureModel times a chain of back-to-back spins (the per-op overhead
+// beyond the durations asked for), the wake-up of a synchronize after a
+// stamped spin, and the resolution of %globaltimer.
+func (d *Device) measureModel() (DeviceModel, error) {
+	var m DeviceModel
+	err := d.withSession(sessionSpec{streams: 1, events: 2, timing: true, stamps: 1}, func(s session) error {
+		for range 5 { // warm up: first launches pay for the JIT and lazy loading
+			if err := s.spin(0, 1_000, -1); err != nil {
+				return err
+			}
+			if err := s.syncStream(0); err != nil {
+				return err
+			}
+		}
+		step, err := s.timerStep(0)
+		if err != nil {
+			return err
+		}
+		m.TimerStepNs = int64(step)
+		if m.SpinOverheadNs, err = chainOverhead(s, 100, 20_000); err != nil {
+			return err
+		}
+		m.WakeNs, err = wakeUp(s, 15, 50_000)
+		return err
+	})
+	return m, err
+}
+
+// chainOverhead launches n spins of ns back to back behind a long spin
+// that lets the queue fill, and returns how much longer than ns each took
+// on average (event-timed).
+func chainOverhead(s session, n int, ns int64) (int64, error) {
+	if err := s.spin(0, 300_000+int64(n)*2_000, -1); err != nil {
+		return 0, err
+	}
+	if err := s.record(0, 0); err != nil {
+		return 0, err
+	}
+	for range n {
+		if err := s.spin(0, ns, -1); err != nil {
+			return 0, err
+		}
+	}
+	if err := s.record(1, 0); err != nil {
+		return 0, err
+	}
+	if err := s.syncStream(0); err != nil {
+		return 0, err
+	}
+	el, err := s.elapsed(0, 1)
+	if err != nil {
+		return 0, err
+	}
+	return max(int64(el)/int64(n)-ns, 0), nil
+}
+
+// wakeUp measures, trials times, the host time from seeing a spin of ns
+// start (its start stamp in page-locked memory) to the return of a stream
+// synchronize, less the spin's own GPU time: the synchronize's wake-up.
+func wakeUp(s session, trials int, ns int64) (int64, error) {
+	base := time.Now()
+	var wake []int64
+	for range trials {
+		s.clearStamps()
+		if err := s.spin(0, ns, 0); err != nil {
+			return 0, err
+		}
+		deadline := time.Now().Add(time.Second)
+		seen := int64(0)
+		for {
+			if st, _ := s.stamp(0); st != 0 {
+				seen = int64(time.Since(base))
+				break
+			}
+			if time.Now().After(deadline) {
+				return 0, errors.New("the spin kernel never started (no stamp after 1 s)")
+			}
+		}
+		if err := s.syncStream(0); err != nil {
+			return 0, err
+		}
+		ret := int64(time.Since(base))
+		st, end := s.stamp(0)
+		wake = append(wake, max(ret-seen-int64(end-st), 0))
+	}
+	return median(wake), nil
+}

@@ -1,0 +1,270 @@
+package cuda
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// defaultDispatchGapNs stands in for the recorded gap between two queued
+// ops of a stream when the trace shows too few.
+const defaultDispatchGapNs = 1_000
+
+// startDelayNs lets every replay thread reach its start line before the
+// clock starts.
+const startDelayNs = 50_000
+
+var errAborted = errors.New("aborted: another replay thread failed")
+
+// DeviceModel is what a device measured of itself when it was opened; the
+// replay uses it to size spins and to account for the real wake-up.
+type DeviceModel struct {
+	// SpinOverheadNs: per op, the time a chain of back-to-back spins takes
+	// beyond the durations asked for (the dispatch gap, kernel entry and
+	// exit).
+	SpinOverheadNs int64 `json:"spin_overhead_ns"`
+	// WakeNs: from the end of the awaited GPU work to the return of a
+	// synchronize call.
+	WakeNs int64 `json:"wake_ns"`
+	// TimerStepNs: the resolution of %globaltimer.
+	TimerStepNs int64 `json:"timer_step_ns"`
+}
+
+// runner executes plans on a session with a host clock.
+type runner struct {
+	sess  session
+	model DeviceModel
+	base  time.Time
+}
+
+func (r *runner) now() int64 { return int64(time.Since(r.base)) }
+
+// Waiting: a replay paces host gaps of microseconds, finer than the
+// scheduler's sleeps, so it busy-waits; it sleeps through the part of a
+// long wait that lies beyond sleepSlackNs, and lets other goroutines run
+// now and then, so that replay threads share a machine with few CPUs.
+const (
+	sleepOverNs  = 1_000_000
+	sleepSlackNs = 300_000
+)
+
+func (r *runner) spinUntil(t int64) {
+	if left := t - r.now(); left > sleepOverNs {
+		time.Sleep(time.Duration(left - sleepSlackNs))
+	}
+	for i := 0; r.now() < t; i++ {
+		if i&1023 == 1023 {
+			runtime.Gosched()
+		}
+	}
+}
+
+// spinNs is the spin asked for a recorded op of ns: a chain of replayed
+// ops then takes, per op, what the recorded chain took (the recorded
+// dispatch gap plus the op), and a lone op about its recorded duration.
+func spinNs(ns int64, p *Plan, m DeviceModel) int64 {
+	gap := p.DispatchGapNs
+	if gap <= 0 {
+		gap = defaultDispatchGapNs
+	}
+	return max(ns-(m.SpinOverheadNs-gap), 0)
+}
+
+// run replays every interval of the plan and returns the summed replayed
+// duration.
+func (r *runner) run(ctx context.Context, p *Plan) (int64, error) {
+	var total int64
+	for i := range p.Intervals {
+		d, err := r.runInterval(ctx, p, &p.Intervals[i])
+		if err != nil {
+			return 0, fmt.Errorf("replaying interval %d of %d: %w", i+1, len(p.Intervals), err)
+		}
+		total += d
+	}
+	return total, nil
+}
+
+// intervalRun is the shared state of the threads replaying one interval.
+type intervalRun struct {
+	r     *runner
+	p     *Plan
+	iv    *IntervalPlan
+	done  [][]atomic.Int64 // per thread and action: its end (0: not yet)
+	start atomic.Int64
+	abort atomic.Bool
+	left  atomic.Int32
+	// gpuEnd: when the last thread to finish saw the GPU drained.
+	gpuEnd  int64
+	ends    []int64
+	errs    []error
+	syncErr error
+}
+
+// runInterval replays one interval, each recorded thread on its own OS
+// thread, and returns its duration: until the anchor thread's last action
+// ends plus the recorded trailing host time, or the GPU drains, whichever
+// is later.
+func (r *runner) runInterval(ctx context.Context, p *Plan, iv *IntervalPlan) (int64, error) {
+	n := len(iv.Threads)
+	ir := &intervalRun{r: r, p: p, iv: iv, done: make([][]atomic.Int64, n), ends: make([]int64, n), errs: make([]error, n)}
+	ir.left.Store(int32(n))
+	var ready, finished sync.WaitGroup
+	ready.Add(n)
+	finished.Add(n)
+	for th := range iv.Threads {
+		ir.done[th] = make([]atomic.Int64, len(iv.Threads[th].Actions))
+		go ir.thread(ctx, th, &ready, &finished)
+	}
+	ready.Wait()
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	err := r.sess.bind()
+	for _, w := range iv.Pending {
+		if err != nil {
+			break
+		}
+		if err = r.sess.spin(int(w.Stream), spinNs(w.Ns, p, r.model), -1); err != nil {
+			err = fmt.Errorf("launching the %s on stream %d: %w", w.Op, w.Stream, err)
+		}
+	}
+	if err != nil {
+		ir.abort.Store(true)
+	}
+	t0 := r.now() + startDelayNs
+	ir.start.Store(t0)
+	finished.Wait()
+	if n == 0 {
+		ir.syncErr = r.sess.syncContext()
+		ir.gpuEnd = r.now()
+	}
+	if err := errors.Join(append([]error{err, ir.syncErr}, ir.errs...)...); err != nil {
+		return 0, errors.Join(err, r.sess.syncContext())
+	}
+	end := max(ir.gpuEnd-r.model.WakeNs, t0)
+	if iv.Anchor >= 0 {
+		end = max(end, ir.ends[iv.Anchor]+iv.TrailingNs)
+	}
+	return end - t0, nil
+}
+
+// thread replays thread th's actions on a locked OS thread.
+func (ir *intervalRun) thread(ctx context.Context, th int, ready, finished *sync.WaitGroup) {
+	defer finished.Done()
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	err := ir.r.sess.bind()
+	ready.Done()
+	if err == nil {
+		var t0 int64
+		for t0 = ir.start.Load(); t0 == 0; t0 = ir.start.Load() {
+			runtime.Gosched()
+		}
+		ir.ends[th], err = ir.actions(ctx, th, t0)
+	}
+	if err != nil {
+		ir.errs[th] = fmt.Errorf("thread %d: %w", ir.iv.Threads[th].GlobalTid, err)
+		ir.abort.Store(true)
+	}
+	if ir.left.Add(-1) == 0 {
+		// The last thread to finish waits for the GPU at once.
+		ir.syncErr = ir.r.sess.syncContext()
+		ir.gpuEnd = ir.r.now()
+	}
+}
+
+func (ir *intervalRun) actions(ctx context.Context, th int, t0 int64) (int64, error) {
+	r := ir.r
+	tp := &ir.iv.Threads[th]
+	prevEnd := t0
+	stop := ctx.Done()
+	for i := range tp.Actions {
+		if ir.abort.Load() {
+			return 0, errAborted
+		}
+		if i&63 == 0 {
+			select {
+			case <-stop:
+				return 0, ctx.Err()
+			default:
+			}
+		}
+		a := &tp.Actions[i]
+		due := prevEnd + a.Gap
+		if a.AfterThread >= 0 {
+			dep := &ir.done[a.AfterThread][a.AfterAction]
+			var end int64
+			for k := 0; ; k++ {
+				if end = dep.Load(); end != 0 {
+					break
+				}
+				if ir.abort.Load() {
+					return 0, errAborted
+				}
+				if k&1023 == 1023 {
+					runtime.Gosched()
+				}
+			}
+			due = max(prevEnd, end+a.Lag)
+		}
+		r.spinUntil(due)
+		end, err := ir.do(tp, a, due)
+		if err != nil {
+			return 0, err
+		}
+		ir.done[th][i].Store(end)
+		prevEnd = end
+	}
+	return prevEnd, nil
+}
+
+// do performs one action that starts at start and returns when it ends
+// on the host.
+func (ir *intervalRun) do(tp *ThreadPlan, a *Action, start int64) (int64, error) {
+	r := ir.r
+	s := r.sess
+	for _, w := range tp.Work[a.WorkLo:a.WorkHi] {
+		var err error
+		if w.Kind == WorkCopy {
+			err = s.copy(int(w.Stream), w.Dir, w.Bytes)
+		} else {
+			err = s.spin(int(w.Stream), spinNs(w.Ns, ir.p, r.model), -1)
+		}
+		if err != nil {
+			return 0, fmt.Errorf("%s (correlation id %d): op %q on stream %d: %w", a.Name, a.Corr, w.Op, w.Stream, err)
+		}
+	}
+	for _, e := range tp.EventOps[a.EventLo:a.EventHi] {
+		var err error
+		if e.Record {
+			err = s.record(int(e.Slot), int(e.Stream))
+		} else {
+			err = s.wait(int(e.Stream), int(e.Slot))
+		}
+		if err != nil {
+			return 0, fmt.Errorf("%s (correlation id %d): event %d on stream %d: %w", a.Name, a.Corr, e.Slot, e.Stream, err)
+		}
+	}
+	var err error
+	switch a.Block {
+	case BlockStream:
+		err = s.syncStream(int(a.Target))
+	case BlockEvent:
+		err = s.syncEvent(int(a.Target))
+	case BlockContext:
+		err = s.syncContext()
+	}
+	if err != nil {
+		return 0, fmt.Errorf("%s (correlation id %d): %w", a.Name, a.Corr, err)
+	}
+	ret := r.now()
+	end := max(start+a.Dur, ret)
+	if a.Block != BlockNone && a.Tail > r.model.WakeNs {
+		end = max(end, ret+a.Tail-r.model.WakeNs)
+	}
+	r.spinUntil(end)
+	return end, nil
+}

@@ -1,0 +1,237 @@
+package cuda
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/nsyssync/nsyssync/trace"
+)
+
+// planBuilder holds what every interval of a plan needs: the region's
+// calls in time order, the ops each launches, the syncs and what removing
+// them means.
+type planBuilder struct {
+	t     *trace.Trace
+	opt   PlanOptions
+	calls []trace.TimelineCall
+	ops   []trace.Op
+	waits []trace.StreamWait
+	byKey map[callKey]int
+	// opsOf lists, per call index, the ops it launched (or that float
+	// after it), in start order.
+	opsOf map[int][]int
+	// syncOf maps a call index to its trace.Sync index; blocking marks the
+	// calls that block on their own.
+	syncOf   map[int]int
+	blocking map[int]bool
+	// removed maps a removed sync to its group; cut holds the host code
+	// cut around each removed sync.
+	removed map[int]int
+	cut     map[int]hostCut
+	handOff map[int]handOff
+	// Stream indices, by recorded stream.
+	streamIdx map[StreamRef]int32
+	streams   []StreamRef
+	copyBytes int64
+	// Recorded medians for the host cost of calls a rewrite makes.
+	launchCallNs, recordCallNs, waitCallNs int64
+	// opsSweep: ops ordered by start, for pending work at each interval.
+	sweep    int
+	sweepEnd map[StreamRef]int64
+}
+
+func newPlanBuilder(tl *trace.Timeline, t *trace.Trace, opt PlanOptions) *planBuilder {
+	b := &planBuilder{t: t, opt: opt, ops: tl.Ops, waits: tl.Waits, byKey: map[callKey]int{}, opsOf: map[int][]int{},
+		syncOf: map[int]int{}, blocking: map[int]bool{}, removed: map[int]int{}, streamIdx: map[StreamRef]int32{},
+		sweepEnd: map[StreamRef]int64{}}
+	for _, c := range tl.Calls {
+		if inRegion(t.Region, c.Start) {
+			b.byKey[callKey{trace.GlobalPidOf(c.GlobalTid), c.CorrelationID}] = len(b.calls)
+			b.calls = append(b.calls, c)
+		}
+	}
+	b.attachOps()
+	for i := range t.Syncs {
+		s := &t.Syncs[i]
+		for _, c := range s.Calls {
+			if ci, ok := b.byKey[callKey{s.GlobalPid, c.CorrelationID}]; ok {
+				b.syncOf[ci] = i
+				b.blocking[ci] = c.Blocking
+			}
+		}
+	}
+	for g, group := range opt.Remove {
+		for _, si := range group {
+			if si >= 0 && si < len(t.Syncs) {
+				b.removed[si] = g
+			}
+		}
+	}
+	b.medians()
+	b.cut = b.hostCode()
+	b.handOff = b.handOffs()
+	return b
+}
+
+// attachOps ties each op to the call that launched it; an op with no such
+// call that starts inside the region floats after the process's last call
+// before it.
+func (b *planBuilder) attachOps() {
+	for oi, op := range b.ops {
+		if ci, ok := b.byKey[callKey{op.GlobalPid, op.CorrelationID}]; ok && op.CorrelationID != 0 {
+			b.opsOf[ci] = append(b.opsOf[ci], oi)
+			continue
+		}
+		if !inRegion(b.t.Region, op.Start) {
+			continue
+		}
+		k := sort.Search(len(b.calls), func(i int) bool { return b.calls[i].Start > op.Start }) - 1
+		for ; k >= 0; k-- {
+			if trace.GlobalPidOf(b.calls[k].GlobalTid) == op.GlobalPid {
+				b.opsOf[k] = append(b.opsOf[k], oi)
+				break
+			}
+		}
+	}
+	for ci, list := range b.opsOf {
+		sort.SliceStable(list, func(i, j int) bool { return b.ops[list[i]].Start < b.ops[list[j]].Start })
+		b.opsOf[ci] = list
+	}
+}
+
+// medians reads the recorded host cost of launch, event record and stream
+// wait calls.
+func (b *planBuilder) medians() {
+	var launch, record, wait []int64
+	for ci, c := range b.calls {
+		d := c.End - c.Start
+		switch {
+		case isRecordCall(c.Name):
+			record = append(record, d)
+		case isStreamWaitCall(c.Name):
+			wait = append(wait, d)
+		case len(b.opsOf[ci]) > 0:
+			if _, sync := b.syncOf[ci]; !sync {
+				launch = append(launch, d)
+			}
+		}
+	}
+	b.launchCallNs, b.recordCallNs, b.waitCallNs = median(launch), median(record), median(wait)
+}
+
+// stream returns the replay index of a recorded stream.
+func (b *planBuilder) stream(pid, id int64) int32 {
+	k := StreamRef{Pid: pid, Stream: id}
+	if s, ok := b.streamIdx[k]; ok {
+		return s
+	}
+	s := int32(len(b.streams))
+	b.streamIdx[k] = s
+	b.streams = append(b.streams, k)
+	return s
+}
+
+// work turns a recorded op into replay work: host-device copies are
+// copied for real (up to the copy cap, the rest of their time spun),
+// everything else is spun for its recorded duration.
+func (b *planBuilder) work(op *trace.Op) []Work {
+	st := b.stream(op.GlobalPid, op.Stream)
+	dur := op.End - op.Start
+	var dir copyDir
+	switch {
+	case op.Kind != trace.OpMemcpy || op.Bytes <= 0:
+	case strings.HasSuffix(op.Name, "DtoH"):
+		dir = dirDtoH
+	case strings.HasSuffix(op.Name, "HtoD"):
+		dir = dirHtoD
+	}
+	if dir == 0 {
+		return []Work{{Kind: WorkSpin, Stream: st, Ns: dur, Op: opLabel(op)}}
+	}
+	var out []Work
+	n := op.Bytes
+	if n > b.opt.MaxCopyBytes {
+		rest := int64(float64(dur) * float64(n-b.opt.MaxCopyBytes) / float64(n))
+		out = append(out, Work{Kind: WorkSpin, Stream: st, Ns: rest, Op: opLabel(op) + " (beyond the copy cap)"})
+		n = b.opt.MaxCopyBytes
+	}
+	b.copyBytes = max(b.copyBytes, n)
+	return append(out, Work{Kind: WorkCopy, Stream: st, Bytes: n, Dir: dir, Ns: dur, Op: opLabel(op)})
+}
+
+// inRegion reports whether t lies in the region: in one of its
+// intervals, or in [Start, End) when it has none.
+func inRegion(r trace.Region, t int64) bool {
+	if len(r.Intervals) == 0 {
+		return t >= r.Start && t < r.End
+	}
+	return r.Contains(t)
+}
+
+func opLabel(op *trace.Op) string {
+	name := op.Name
+	if name == "" {
+		name = string(op.Kind)
+	}
+	return name
+}
+
+// pending returns, per stream, the GPU work launched before start and
+// still running then, as one spin each. Intervals come in time order.
+func (b *planBuilder) pending(start int64) []Work {
+	for ; b.sweep < len(b.ops) && b.ops[b.sweep].Start < start; b.sweep++ {
+		op := &b.ops[b.sweep]
+		k := StreamRef{Pid: op.GlobalPid, Stream: op.Stream}
+		b.sweepEnd[k] = max(b.sweepEnd[k], op.End)
+	}
+	var out []Work
+	for k, end := range b.sweepEnd {
+		if end > start {
+			out = append(out, Work{Kind: WorkSpin, Stream: b.stream(k.Pid, k.Stream), Ns: end - start, Op: "work queued before the interval"})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Stream < out[j].Stream })
+	return out
+}
+
+// queuedMarginNs: an op whose launch call returned this long before the
+// stream's previous op ended was queued behind it.
+const queuedMarginNs = 2_000
+
+// dispatchGap is the median recorded gap between two kernels of one
+// stream when the second was queued before the first ended.
+func (b *planBuilder) dispatchGap() int64 {
+	launchEnd := map[int]int64{}
+	for ci, list := range b.opsOf {
+		for _, oi := range list {
+			launchEnd[oi] = b.calls[ci].End
+		}
+	}
+	last := map[StreamRef]int{}
+	var gaps []int64
+	for oi := range b.ops {
+		op := &b.ops[oi]
+		k := StreamRef{Pid: op.GlobalPid, Stream: op.Stream}
+		if prev, ok := last[k]; ok {
+			le, launched := launchEnd[oi]
+			gap := op.Start - b.ops[prev].End
+			kernels := op.Kind == trace.OpKernel && b.ops[prev].Kind == trace.OpKernel
+			if launched && kernels && le+queuedMarginNs < b.ops[prev].End && gap >= 0 && gap < 20_000 {
+				gaps = append(gaps, gap)
+			}
+		}
+		last[k] = oi
+	}
+	if len(gaps) < 3 {
+		return 0
+	}
+	return median(gaps)
+}
+
+func isRecordCall(name string) bool {
+	return strings.HasPrefix(name, "cudaEventRecord") || strings.HasPrefix(name, "cuEventRecord")
+}
+
+func isStreamWaitCall(name string) bool {
+	return strings.HasPrefix(name, "cudaStreamWaitEvent") || strings.HasPrefix(name, "cuStreamWaitEvent")
+}

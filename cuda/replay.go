@@ -1,0 +1,238 @@
+package cuda
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"time"
+
+	"github.com/nsyssync/nsyssync/classify"
+	"github.com/nsyssync/nsyssync/trace"
+)
+
+// ReplayOptions tune a replay.
+type ReplayOptions struct {
+	// Repeat is the number of measured rounds; each round replays the
+	// region once as recorded and once without each group's syncs, in
+	// alternating order. Zero: 5.
+	Repeat int
+	// KeepHostCode keeps the host time of the code that issues a removed
+	// sync (see PlanOptions).
+	KeepHostCode bool
+	// ProfilerOverheadNs is the host time the profiler added to each
+	// traced call. When positive, savings are measured on plans with it
+	// taken off the host time before each call (the program as it runs
+	// without the profiler), and fractions are of that program's
+	// duration; the self-check still replays the recording. Zero: savings
+	// are measured on the recording as it is.
+	ProfilerOverheadNs int64
+	// MaxWall bounds the replay's expected wall time (the recorded time ×
+	// plans × rounds); zero: 2 minutes.
+	MaxWall time.Duration
+}
+
+func (o ReplayOptions) withDefaults() ReplayOptions {
+	if o.Repeat <= 0 {
+		o.Repeat = 5
+	}
+	if o.MaxWall <= 0 {
+		o.MaxWall = 2 * time.Minute
+	}
+	return o
+}
+
+// Group is a set of syncs removed together: a site's.
+type Group struct {
+	ID    string
+	Syncs []int // indices into trace.Trace.Syncs
+}
+
+// Result is a region replayed on a GPU.
+type Result struct {
+	GPU Identity `json:"gpu"`
+	// RegionNs is the region's duration; RecordedNs the recorded time
+	// the replay reproduces (the region plus GPU work that ran past it).
+	RegionNs   int64 `json:"region_ns"`
+	RecordedNs int64 `json:"recorded_ns"`
+	Repeat     int   `json:"repeat"`
+	// Unchanged is the region replayed as recorded; SelfCheckError is
+	// (its median - RecordedNs) / RecordedNs.
+	Unchanged      Stats   `json:"unchanged"`
+	SelfCheckError float64 `json:"self_check_error"`
+	// Baseline is the region replayed with nothing removed and the
+	// profiler's overhead taken off (nil without that correction): the
+	// savings are measured from it, and BaselineNs is the region's
+	// duration they are fractions of.
+	Baseline           *Stats       `json:"baseline,omitempty"`
+	BaselineNs         int64        `json:"baseline_ns"`
+	ProfilerOverheadNs int64        `json:"profiler_overhead_ns"`
+	Sites              []SiteReplay `json:"sites"`
+	Plan               PlanCounts   `json:"plan"`
+	Model              DeviceModel  `json:"device_model"`
+	Warnings           []string     `json:"warnings,omitempty"`
+}
+
+// SiteReplay is the measured saving of removing one group's syncs.
+type SiteReplay struct {
+	ID    string `json:"id"`
+	Syncs int    `json:"syncs"`
+	// Without is the region replayed without the syncs.
+	Without Stats `json:"without"`
+	// SavedNs is the median over rounds of (as recorded - without), each
+	// pair replayed back to back; SavedMinNs and SavedMaxNs its range.
+	SavedNs    int64 `json:"measured_savings_ns"`
+	SavedMinNs int64 `json:"measured_savings_min_ns"`
+	SavedMaxNs int64 `json:"measured_savings_max_ns"`
+	// SavedFraction is SavedNs over the region's duration (BaselineNs).
+	SavedFraction float64 `json:"measured_savings_fraction"`
+	GPU           string  `json:"gpu"`
+}
+
+// Site returns the replay of the site with the given id.
+func (r *Result) Site(id string) (SiteReplay, bool) {
+	for _, s := range r.Sites {
+		if s.ID == id {
+			return s, true
+		}
+	}
+	return SiteReplay{}, false
+}
+
+// Replay opens the first GPU, replays the trace's region once as recorded
+// and once without each site's syncs, and closes the GPU. Without a
+// driver or GPU it returns an error for which Unavailable is true: the
+// simulator's estimate stands.
+func Replay(ctx context.Context, x *trace.Export, t *trace.Trace, sites []classify.Site, opt ReplayOptions) (*Result, error) {
+	d, err := Open(Options{})
+	if err != nil {
+		return nil, err
+	}
+	res, err := d.Replay(ctx, x, t, sites, opt)
+	return res, errors.Join(err, d.Close())
+}
+
+// Replay replays the trace's region on the device once as recorded and
+// once without each site's syncs.
+func (d *Device) Replay(ctx context.Context, x *trace.Export, t *trace.Trace, sites []classify.Site, opt ReplayOptions) (*Result, error) {
+	r := t.Region
+	// GPU work launched in the region may run past its end.
+	tl, err := x.Timeline(ctx, trace.Interval{Start: r.Start, End: r.End + min(r.Duration, 2_000_000_000)})
+	if err != nil {
+		return nil, fmt.Errorf("replaying %s: %w", t.Path, err)
+	}
+	groups := make([]Group, len(sites))
+	for i, s := range sites {
+		groups[i] = Group{ID: s.ID, Syncs: s.Syncs}
+	}
+	return d.ReplayTimeline(ctx, tl, t, groups, opt)
+}
+
+// ReplayTimeline is Replay on a timeline already read, with the removed
+// syncs given as groups.
+func (d *Device) ReplayTimeline(ctx context.Context, tl *trace.Timeline, t *trace.Trace, groups []Group, opt ReplayOptions) (*Result, error) {
+	opt = opt.withDefaults()
+	base, err := BuildPlan(tl, t, PlanOptions{})
+	if err != nil {
+		return nil, err
+	}
+	plans := []*Plan{base}
+	corr := max(opt.ProfilerOverheadNs, 0)
+	if corr > 0 {
+		p, err := BuildPlan(tl, t, PlanOptions{ProfilerOverheadNs: corr})
+		if err != nil {
+			return nil, err
+		}
+		plans = append(plans, p)
+	}
+	first := len(plans) // plans[first+i] removes groups[i]
+	for _, g := range groups {
+		p, err := BuildPlan(tl, t, PlanOptions{Remove: [][]int{g.Syncs}, KeepHostCode: opt.KeepHostCode, ProfilerOverheadNs: corr})
+		if err != nil {
+			return nil, fmt.Errorf("site %s: %w", g.ID, err)
+		}
+		plans = append(plans, p)
+	}
+	wall := time.Duration(base.RecordedNs) * time.Duration(len(plans)) * time.Duration(opt.Repeat+1)
+	if wall > opt.MaxWall {
+		return nil, fmt.Errorf("replaying %s: %d plans × %d rounds of a %v region would take about %v (limit %v): choose sites with --site, a shorter --nvtx range or fewer --repeat",
+			t.Path, len(plans), opt.Repeat+1, time.Duration(base.RecordedNs).Round(time.Millisecond), wall.Round(time.Second), opt.MaxWall)
+	}
+	spec := sessionSpec{}
+	for _, p := range plans {
+		spec.streams = max(spec.streams, len(p.Streams))
+		spec.events = max(spec.events, p.Events)
+		spec.copyBytes = max(spec.copyBytes, p.CopyBytes)
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	runs := make([][]int64, len(plans))
+	err = d.withSession(spec, func(s session) error {
+		rn := &runner{sess: s, model: d.model, base: time.Now()}
+		if _, err := rn.run(ctx, base); err != nil { // warm-up
+			return fmt.Errorf("warm-up: %w", err)
+		}
+		for round := range opt.Repeat {
+			for k := range plans {
+				i := k
+				if round%2 == 1 {
+					i = len(plans) - 1 - k
+				}
+				runtime.GC() // not during the run: a replay allocates nothing
+				ns, err := rn.run(ctx, plans[i])
+				if err != nil {
+					if i >= first {
+						return fmt.Errorf("without site %s: %w", groups[i-first].ID, err)
+					}
+					return err
+				}
+				runs[i] = append(runs[i], ns)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("replaying %s on %s: %w", t.Path, d.id.Name, err)
+	}
+	return d.result(t, plans, first, groups, runs, opt), nil
+}
+
+// result summarises the runs: plans[0] is the recording, plans[first-1]
+// the baseline savings are measured from, plans[first+i] removes
+// groups[i].
+func (d *Device) result(t *trace.Trace, plans []*Plan, first int, groups []Group, runs [][]int64, opt ReplayOptions) *Result {
+	base := plans[0]
+	id := d.Identity()
+	res := &Result{GPU: id, RegionNs: base.RegionNs, RecordedNs: base.RecordedNs, Repeat: opt.Repeat,
+		Unchanged: summarize(runs[0]), Plan: base.Counts, Model: d.model, Warnings: id.Warnings(t),
+		BaselineNs: base.RegionNs, ProfilerOverheadNs: max(opt.ProfilerOverheadNs, 0)}
+	threads := 0
+	for _, iv := range base.Intervals {
+		threads = max(threads, len(iv.Threads))
+	}
+	if cpus := runtime.NumCPU(); cpus < threads+2 {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("%d CPUs for %d replayed host threads: each thread busy-waits to pace its calls, so the replay is slowed and noisy with fewer than %d", cpus, threads, threads+2))
+	}
+	if base.RecordedNs > 0 {
+		res.SelfCheckError = float64(res.Unchanged.MedianNs-base.RecordedNs) / float64(base.RecordedNs)
+	}
+	ref := runs[first-1]
+	if first > 1 {
+		b := summarize(ref)
+		res.Baseline = &b
+		// The region as the program runs without the profiler.
+		res.BaselineNs = max(base.RegionNs+b.MedianNs-res.Unchanged.MedianNs, 1)
+	}
+	for i, g := range groups {
+		without := runs[first+i]
+		saved := make([]int64, len(without))
+		for k := range saved {
+			saved[k] = ref[k] - without[k]
+		}
+		st := summarize(saved)
+		res.Sites = append(res.Sites, SiteReplay{ID: g.ID, Syncs: plans[first+i].Removed, Without: summarize(without),
+			SavedNs: st.MedianNs, SavedMinNs: st.MinNs, SavedMaxNs: st.MaxNs,
+			SavedFraction: float64(st.MedianNs) / float64(res.BaselineNs), GPU: id.Name})
+	}
+	return res
+}

@@ -1,0 +1,141 @@
+// fakedriver.c: a stand-in for libcuda.so.1 and libnvidia-ml.so.1, built by
+// the cuda package's tests (driver_cgo_test.go) to run the real cgo path —
+// dlopen, dlsym, every call the package makes — on a machine without a GPU.
+// A "kernel" completes when it is launched: a spin writes at once the
+// stamps it would have on a stream that runs kernels back to back 1 µs
+// apart; timer_step writes 32. Calls that need a context fail unless the
+// calling thread made one current, as the real driver does. At each
+// primary-context release it writes what is still allocated to the file
+// named by FAKECUDA_LOG.
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+typedef int CUresult;
+enum { OK = 0, ERR_INVALID_VALUE = 1, ERR_INVALID_CONTEXT = 201, ERR_NOT_FOUND = 500 };
+
+static __thread int current;            // a context is current on this thread
+static int streams, events, devmem, hostmem; // live objects
+static size_t devbytes;
+
+static unsigned long long now_ns(void) {
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (unsigned long long)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+#define NEED_CTX() do { if (!current) return ERR_INVALID_CONTEXT; } while (0)
+
+CUresult cuInit(unsigned int f) { (void)f; return OK; }
+CUresult cuDriverGetVersion(int *v) { *v = 13000; return OK; }
+CUresult cuDeviceGetCount(int *n) { *n = 1; return OK; }
+CUresult cuDeviceGet(int *d, int o) { if (o != 0) return ERR_INVALID_VALUE; *d = 0; return OK; }
+CUresult cuDeviceGetName(char *s, int n, int d) { (void)d; snprintf(s, n, "Fake Driver GPU"); return OK; }
+CUresult cuDeviceGetPCIBusId(char *s, int n, int d) { (void)d; snprintf(s, n, "0000:00:06.0"); return OK; }
+CUresult cuDevicePrimaryCtxRetain(void **ctx, int d) { (void)d; *ctx = (void *)0x1; return OK; }
+CUresult cuDevicePrimaryCtxRelease_v2(int d) {
+	(void)d;
+	const char *path = getenv("FAKECUDA_LOG");
+	if (path != NULL) {
+		FILE *f = fopen(path, "a");
+		if (f != NULL) {
+			fprintf(f, "streams=%d events=%d devmem=%d hostmem=%d\n", streams, events, devmem, hostmem);
+			fclose(f);
+		}
+	}
+	return OK;
+}
+CUresult cuCtxSetCurrent(void *ctx) { current = ctx != NULL; return OK; }
+CUresult cuCtxSynchronize(void) { NEED_CTX(); return OK; }
+CUresult cuModuleLoadData(void **m, const void *image) {
+	NEED_CTX();
+	if (strstr((const char *)image, ".entry spin") == NULL) return ERR_INVALID_VALUE;
+	*m = (void *)0x2;
+	return OK;
+}
+CUresult cuModuleGetFunction(void **f, void *m, const char *name) {
+	NEED_CTX();
+	(void)m;
+	if (strcmp(name, "spin") == 0) { *f = (void *)0x3; return OK; }
+	if (strcmp(name, "timer_step") == 0) { *f = (void *)0x4; return OK; }
+	return ERR_NOT_FOUND;
+}
+CUresult cuModuleUnload(void *m) { NEED_CTX(); (void)m; return OK; }
+CUresult cuStreamCreate(void **s, unsigned int flags) { NEED_CTX(); (void)flags; *s = calloc(1, 8); streams++; return OK; }
+CUresult cuStreamDestroy_v2(void *s) { NEED_CTX(); free(s); streams--; return OK; }
+CUresult cuStreamSynchronize(void *s) { NEED_CTX(); return s ? OK : ERR_INVALID_VALUE; }
+CUresult cuStreamWaitEvent(void *s, void *e, unsigned int f) { NEED_CTX(); (void)f; return s && e ? OK : ERR_INVALID_VALUE; }
+CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
+                        unsigned shared, void *s, void **params, void **extra) {
+	NEED_CTX();
+	(void)gx; (void)gy; (void)gz; (void)by; (void)bz; (void)shared; (void)extra;
+	if (s == NULL || params == NULL) return ERR_INVALID_VALUE;
+	if (f == (void *)0x3) {
+		if (bx != 32) return ERR_INVALID_VALUE;
+		unsigned long long ns = *(unsigned long long *)params[0];
+		unsigned long long *stamps = *(unsigned long long **)params[1];
+		// The stream runs its kernels one after another, 1 µs apart.
+		unsigned long long *busy = (unsigned long long *)s, start = now_ns();
+		if (*busy + 1000 > start) start = *busy + 1000;
+		*busy = start + ns;
+		if (stamps != NULL) {
+			stamps[0] = start;
+			stamps[1] = start + ns;
+		}
+		return OK;
+	}
+	if (f == (void *)0x4) {
+		**(unsigned long long **)params[0] = 32;
+		return OK;
+	}
+	return ERR_INVALID_VALUE;
+}
+CUresult cuEventCreate(void **e, unsigned int flags) { NEED_CTX(); (void)flags; *e = calloc(1, 8); events++; return OK; }
+CUresult cuEventRecord(void *e, void *s) { NEED_CTX(); if (!e || !s) return ERR_INVALID_VALUE; *(unsigned long long *)e = now_ns(); return OK; }
+CUresult cuEventSynchronize(void *e) { NEED_CTX(); return e ? OK : ERR_INVALID_VALUE; }
+CUresult cuEventElapsedTime_v2(float *ms, void *a, void *b) {
+	NEED_CTX();
+	*ms = (float)((double)(*(unsigned long long *)b - *(unsigned long long *)a) / 1e6);
+	return OK;
+}
+CUresult cuEventDestroy_v2(void *e) { NEED_CTX(); free(e); events--; return OK; }
+// Device memory: a size header before the bytes, for cuMemGetInfo.
+CUresult cuMemAlloc_v2(unsigned long long *p, size_t n) {
+	NEED_CTX();
+	size_t *h = malloc(n + 16);
+	h[0] = n;
+	*p = (unsigned long long)(uintptr_t)(h + 2);
+	devmem++;
+	devbytes += n;
+	return OK;
+}
+CUresult cuMemFree_v2(unsigned long long p) {
+	NEED_CTX();
+	size_t *h = (size_t *)(uintptr_t)p - 2;
+	devbytes -= h[0];
+	free(h);
+	devmem--;
+	return OK;
+}
+CUresult cuMemAllocHost_v2(void **p, size_t n) { NEED_CTX(); *p = malloc(n); hostmem++; return OK; }
+CUresult cuMemFreeHost(void *p) { NEED_CTX(); free(p); hostmem--; return OK; }
+CUresult cuMemcpyDtoH_v2(void *d, unsigned long long s, size_t n) { NEED_CTX(); memcpy(d, (void *)(uintptr_t)s, n); return OK; }
+CUresult cuMemcpyDtoHAsync_v2(void *d, unsigned long long s, size_t n, void *st) { NEED_CTX(); (void)st; memcpy(d, (void *)(uintptr_t)s, n); return OK; }
+CUresult cuMemcpyHtoDAsync_v2(unsigned long long d, const void *s, size_t n, void *st) { NEED_CTX(); (void)st; memcpy((void *)(uintptr_t)d, s, n); return OK; }
+CUresult cuMemGetInfo_v2(size_t *free_bytes, size_t *total) { NEED_CTX(); *total = (size_t)80 << 30; *free_bytes = *total - devbytes; return OK; }
+CUresult cuGetErrorString(CUresult r, const char **s) { *s = r == ERR_INVALID_CONTEXT ? "invalid device context" : "fake error"; return OK; }
+CUresult cuGetErrorName(CUresult r, const char **s) { *s = r == ERR_INVALID_CONTEXT ? "CUDA_ERROR_INVALID_CONTEXT" : "CUDA_ERROR_FAKE"; return OK; }
+
+// NVML.
+int nvmlInit_v2(void) { return 0; }
+int nvmlShutdown(void) { return 0; }
+int nvmlDeviceGetHandleByIndex_v2(unsigned int i, void **d) { (void)i; *d = (void *)0x5; return 0; }
+int nvmlDeviceGetHandleByPciBusId_v2(const char *bus, void **d) { *d = (void *)0x5; return strcmp(bus, "0000:00:06.0") == 0 ? 0 : 6; }
+int nvmlDeviceGetName(void *d, char *s, unsigned int n) { (void)d; snprintf(s, n, "Fake Driver GPU"); return 0; }
+int nvmlSystemGetDriverVersion(char *s, unsigned int n) { snprintf(s, n, "999.1"); return 0; }
+int nvmlDeviceGetClockInfo(void *d, int t, unsigned int *mhz) { (void)d; (void)t; *mhz = 1755; return 0; }
+int nvmlDeviceGetMaxClockInfo(void *d, int t, unsigned int *mhz) { (void)d; (void)t; *mhz = 1980; return 0; }
+int nvmlDeviceGetCurrentClocksThrottleReasons(void *d, unsigned long long *r) { (void)d; *r = 0x1 | 0x4; return 0; }
+const char *nvmlErrorString(int r) { (void)r; return "fake NVML error"; }
