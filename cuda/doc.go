@@ -22,9 +22,9 @@
 // CUDA toolkit and a binary runs on machines without a GPU; there Open
 // returns an error for which Unavailable is true, and the simulator's
 // estimate stands. The GPU is named, with its clocks and throttle
-// reasons, through NVML loaded the same way (libnvidia-ml.so.1): the Go
-// bindings (github.com/NVIDIA/go-nvml) cannot be fetched here, and need
-// the same dlopen underneath.
+// reasons, through NVML by github.com/NVIDIA/go-nvml, which also opens
+// libnvidia-ml.so.1 at run time; without it the CUDA driver's name
+// stands and Identity.NVML says why.
 //
 // Calibrate measures the constants the simulator falls back on: sync
 // overhead and wake-up, launch latency, dispatch gap, a scalar

@@ -15,16 +15,16 @@ import (
 )
 
 // TestReplayWithFakeDriver runs replay and calibrate end to end through
-// the real cgo driver path, against the fake driver of
-// cuda/testdata/fakedriver.c loaded by a child process.
+// the real cgo driver path, against the fake driver and NVML of
+// cuda/testdata/fakedriver.c and fakenvml.c, loaded by a child process.
 func TestReplayWithFakeDriver(t *testing.T) {
 	cc, err := exec.LookPath("cc")
 	if err != nil {
 		t.Skip("no C compiler to build the fake driver")
 	}
 	dir := t.TempDir()
-	for _, lib := range []string{"libcuda.so.1", "libnvidia-ml.so.1"} {
-		if out, err := exec.Command(cc, "-shared", "-fPIC", "-o", filepath.Join(dir, lib), "../../cuda/testdata/fakedriver.c").CombinedOutput(); err != nil {
+	for lib, src := range map[string]string{"libcuda.so.1": "fakedriver.c", "libnvidia-ml.so.1": "fakenvml.c"} {
+		if out, err := exec.Command(cc, "-shared", "-fPIC", "-o", filepath.Join(dir, lib), "../../cuda/testdata/"+src).CombinedOutput(); err != nil {
 			t.Fatalf("building the fake %s: %v\n%s", lib, err, out)
 		}
 	}

@@ -1,4 +1,4 @@
-// fakedriver.c: a stand-in for libcuda.so.1 and libnvidia-ml.so.1, built by
+// fakedriver.c: a stand-in for libcuda.so.1 (fakenvml.c is NVML's), built by
 // the cuda package's tests (driver_cgo_test.go) to run the real cgo path —
 // dlopen, dlsym, every call the package makes — on a machine without a GPU.
 // A "kernel" completes when it is launched: a spin writes at once the
@@ -127,15 +127,3 @@ CUresult cuMemcpyHtoDAsync_v2(unsigned long long d, const void *s, size_t n, voi
 CUresult cuMemGetInfo_v2(size_t *free_bytes, size_t *total) { NEED_CTX(); *total = (size_t)80 << 30; *free_bytes = *total - devbytes; return OK; }
 CUresult cuGetErrorString(CUresult r, const char **s) { *s = r == ERR_INVALID_CONTEXT ? "invalid device context" : "fake error"; return OK; }
 CUresult cuGetErrorName(CUresult r, const char **s) { *s = r == ERR_INVALID_CONTEXT ? "CUDA_ERROR_INVALID_CONTEXT" : "CUDA_ERROR_FAKE"; return OK; }
-
-// NVML.
-int nvmlInit_v2(void) { return 0; }
-int nvmlShutdown(void) { return 0; }
-int nvmlDeviceGetHandleByIndex_v2(unsigned int i, void **d) { (void)i; *d = (void *)0x5; return 0; }
-int nvmlDeviceGetHandleByPciBusId_v2(const char *bus, void **d) { *d = (void *)0x5; return strcmp(bus, "0000:00:06.0") == 0 ? 0 : 6; }
-int nvmlDeviceGetName(void *d, char *s, unsigned int n) { (void)d; snprintf(s, n, "Fake Driver GPU"); return 0; }
-int nvmlSystemGetDriverVersion(char *s, unsigned int n) { snprintf(s, n, "999.1"); return 0; }
-int nvmlDeviceGetClockInfo(void *d, int t, unsigned int *mhz) { (void)d; (void)t; *mhz = 1755; return 0; }
-int nvmlDeviceGetMaxClockInfo(void *d, int t, unsigned int *mhz) { (void)d; (void)t; *mhz = 1980; return 0; }
-int nvmlDeviceGetCurrentClocksThrottleReasons(void *d, unsigned long long *r) { (void)d; *r = 0x1 | 0x4; return 0; }
-const char *nvmlErrorString(int r) { (void)r; return "fake NVML error"; }
