@@ -4,7 +4,9 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"math"
 	"sort"
+	"strings"
 )
 
 // OpKind says what a GPU op is.
@@ -53,6 +55,34 @@ type Op struct {
 	CorrelationID int64
 	GlobalPid     int64
 	Bytes         int64 // memcpy and memset
+	// Launch is a kernel's launch configuration (zero for other ops, and
+	// where the export lacks the columns).
+	Launch KernelLaunch
+}
+
+// KernelLaunch is how a kernel was launched, as CUPTI recorded it: what
+// decides how much of the GPU each of its blocks held, and so which
+// kernels of other streams could run beside it.
+type KernelLaunch struct {
+	Grid, Block [3]int32
+	// StaticShared and DynamicShared are bytes of shared memory per block.
+	StaticShared, DynamicShared int32
+	Registers                   int32 // per thread
+}
+
+// Blocks is the number of blocks in the grid (0: not recorded).
+func (l KernelLaunch) Blocks() int64 {
+	return int64(l.Grid[0]) * int64(l.Grid[1]) * int64(l.Grid[2])
+}
+
+// Threads is the number of threads in a block (0: not recorded).
+func (l KernelLaunch) Threads() int64 {
+	return int64(l.Block[0]) * int64(l.Block[1]) * int64(l.Block[2])
+}
+
+// SharedBytes is the shared memory a block used, static and dynamic.
+func (l KernelLaunch) SharedBytes() int64 {
+	return int64(l.StaticShared) + int64(l.DynamicShared)
 }
 
 // StreamWait is a cudaStreamWaitEvent: Stream waits for the work that
@@ -113,16 +143,18 @@ func (x *Export) timelineCalls(ctx context.Context, tl *Timeline) error {
 func (x *Export) timelineOps(ctx context.Context, tl *Timeline) error {
 	s := x.Schema
 	type source struct {
-		table string
-		kind  OpKind
-		name  string // SQL for a StringIds id, or NULL
-		bytes string
+		table  string
+		kind   OpKind
+		name   string // SQL for a StringIds id, or NULL
+		bytes  string
+		launch string // SQL for the launchColumns, or zeros
 	}
+	noLaunch := strings.TrimSuffix(strings.Repeat("0, ", len(launchColumns)), ", ")
 	sources := []source{
-		{tableKernel, OpKernel, s.col(tableKernel, "shortName", s.col(tableKernel, "demangledName", "NULL")), "0"},
-		{tableMemcpy, OpMemcpy, "NULL", s.col(tableMemcpy, "bytes", "0")},
-		{tableMemset, OpMemset, "NULL", s.col(tableMemset, "bytes", "0")},
-		{tableGraphTrace, OpGraph, "NULL", "0"},
+		{tableKernel, OpKernel, s.col(tableKernel, "shortName", s.col(tableKernel, "demangledName", "NULL")), "0", x.launchSQL()},
+		{tableMemcpy, OpMemcpy, "NULL", s.col(tableMemcpy, "bytes", "0"), noLaunch},
+		{tableMemset, OpMemset, "NULL", s.col(tableMemset, "bytes", "0"), noLaunch},
+		{tableGraphTrace, OpGraph, "NULL", "0", noLaunch},
 	}
 	nameIDs := map[int64]bool{}
 	nameOf := map[int]int64{}
@@ -134,13 +166,13 @@ func (x *Export) timelineOps(ctx context.Context, tl *Timeline) error {
 		if src.kind == OpMemcpy {
 			extra = s.col(tableMemcpy, "copyKind", "NULL")
 		}
-		q := fmt.Sprintf(`SELECT start, "end", deviceId, %s, streamId, %s, %s, %s, %s, %s FROM %s WHERE start < ? AND "end" > ?`,
+		q := fmt.Sprintf(`SELECT start, "end", deviceId, %s, streamId, %s, %s, %s, %s, %s, %s FROM %s WHERE start < ? AND "end" > ?`,
 			s.col(src.table, "contextId", "0"), s.col(src.table, "correlationId", "0"), s.col(src.table, "globalPid", "0"),
-			src.bytes, src.name, extra, s.Name(src.table))
-		v, dest := nullInts(10)
+			src.bytes, src.name, extra, src.launch, s.Name(src.table))
+		v, dest := nullInts(10 + len(launchColumns))
 		_, err := x.scanRows(ctx, "reading the timeline's GPU ops", q, dest, func() error {
 			op := Op{Kind: src.kind, Start: v[0].Int64, End: v[1].Int64, Device: v[2].Int64, Context: v[3].Int64, Stream: v[4].Int64,
-				CorrelationID: v[5].Int64, GlobalPid: v[6].Int64, Bytes: v[7].Int64}
+				CorrelationID: v[5].Int64, GlobalPid: v[6].Int64, Bytes: v[7].Int64, Launch: launchOf(v[10:])}
 			switch src.kind {
 			case OpKernel:
 				if v[8].Valid {
@@ -168,6 +200,34 @@ func (x *Export) timelineOps(ctx context.Context, tl *Timeline) error {
 	}
 	sort.SliceStable(tl.Ops, func(i, j int) bool { return tl.Ops[i].Start < tl.Ops[j].Start })
 	return nil
+}
+
+// launchColumns are the CUPTI_ACTIVITY_KIND_KERNEL columns of a kernel's
+// launch configuration, in the order launchOf reads them.
+var launchColumns = []string{"gridX", "gridY", "gridZ", "blockX", "blockY", "blockZ",
+	"staticSharedMemory", "dynamicSharedMemory", "registersPerThread"}
+
+// launchSQL selects the launchColumns of the kernel table, 0 for a column
+// the export lacks (then that part of the launch reads as not recorded).
+func (x *Export) launchSQL() string {
+	cols := make([]string, len(launchColumns))
+	for i, c := range launchColumns {
+		cols[i] = x.Schema.col(tableKernel, c, "0")
+	}
+	return strings.Join(cols, ", ")
+}
+
+// launchOf reads the launchColumns; values out of int32's range (a
+// corrupt row) read as 0.
+func launchOf(v []sql.NullInt64) KernelLaunch {
+	get := func(i int) int32 {
+		if n := v[i].Int64; n > 0 && n <= math.MaxInt32 {
+			return int32(n)
+		}
+		return 0
+	}
+	return KernelLaunch{Grid: [3]int32{get(0), get(1), get(2)}, Block: [3]int32{get(3), get(4), get(5)},
+		StaticShared: get(6), DynamicShared: get(7), Registers: get(8)}
 }
 
 // timelineWaits links the window's cudaStreamWaitEvent calls to the event

@@ -2,6 +2,7 @@ package trace
 
 import (
 	"context"
+	"strings"
 	"testing"
 )
 
@@ -51,5 +52,69 @@ func TestTimeline(t *testing.T) {
 		if wt.Stream == wt.RecordStream || wt.RecordCorrelationID >= wt.CorrelationID {
 			t.Errorf("wait %+v: want a record on another stream made before the wait", wt)
 		}
+	}
+}
+
+// TestTimelineKernelLaunch reads the kernels' launch configurations of a
+// real fixture (two streams of bf16 4096³ GEMMs that each fill the H100,
+// and elementwise kernels), and of a copy without the launch columns, as
+// older exports lack some: those read as not recorded.
+func TestTimelineKernelLaunch(t *testing.T) {
+	const fixture = "../fixtures/gt_twostream_gemm.sqlite"
+	gemm := KernelLaunch{Grid: [3]int32{2, 66, 1}, Block: [3]int32{384, 1, 1}, DynamicShared: 213188, Registers: 168}
+	for _, tc := range []struct {
+		name  string
+		stmts []string
+		want  KernelLaunch
+	}{
+		{"recorded", nil, gemm},
+		{"no launch columns", []string{
+			`ALTER TABLE CUPTI_ACTIVITY_KIND_KERNEL DROP COLUMN gridY`,
+			`ALTER TABLE CUPTI_ACTIVITY_KIND_KERNEL DROP COLUMN dynamicSharedMemory`,
+			`ALTER TABLE CUPTI_ACTIVITY_KIND_KERNEL DROP COLUMN registersPerThread`,
+		}, KernelLaunch{Grid: [3]int32{2, 0, 1}, Block: [3]int32{384, 1, 1}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := fixture
+			if tc.stmts != nil {
+				path = copyFixture(t, fixture, tc.stmts...)
+			}
+			x, err := Open(t0(), path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer x.Close()
+			tr, err := x.Load(t0(), LoadOptions{NVTX: "measured"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			tl, err := x.Timeline(t0(), Interval{tr.Region.Start, tr.Region.End})
+			if err != nil {
+				t.Fatal(err)
+			}
+			gemms := 0
+			for _, op := range tl.Ops {
+				switch {
+				case op.Kind != OpKernel:
+					if op.Launch != (KernelLaunch{}) {
+						t.Errorf("%s op with a launch configuration: %+v", op.Kind, op.Launch)
+					}
+				case strings.HasPrefix(op.Name, "nvjet"):
+					gemms++
+					if op.Launch != tc.want {
+						t.Fatalf("GEMM launch %+v, want %+v", op.Launch, tc.want)
+					}
+				case op.Launch.Threads() != 128:
+					t.Errorf("%s: %d threads a block, want 128", op.Name, op.Launch.Threads())
+				}
+			}
+			// 4 GEMMs a step, 30 steps in the measured region.
+			if gemms < 100 {
+				t.Errorf("%d GEMMs in the region: want about 120", gemms)
+			}
+			if b, th, sh := gemm.Blocks(), gemm.Threads(), gemm.SharedBytes(); b != 132 || th != 384 || sh != 213188 {
+				t.Errorf("GEMM: %d blocks of %d threads, %d bytes shared; want 132 of 384, 213188", b, th, sh)
+			}
+		})
 	}
 }
