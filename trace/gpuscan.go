@@ -113,6 +113,10 @@ type cursor struct {
 	groups  [2]*gapGroup
 	gkeys   [2][2]int64
 	ghint   [2][3]int
+	// The accumulator's slices of the current groups, so that an op costs
+	// no map lookup.
+	gnext, gprev [2][]int64
+	gbusy        [2][]int32
 }
 
 // add folds one GPU op into the accumulator.
@@ -148,6 +152,7 @@ func (ix *opIndex) add(a *accum, cur *cursor, op gpuOp) {
 	for gi, key := range [2][2]int64{{op.pid, op.device}, {op.pid, -1}} {
 		if cur.groups[gi] == nil || cur.gkeys[gi] != key {
 			cur.groups[gi], cur.gkeys[gi], cur.ghint[gi] = ix.groups[key], key, [3]int{}
+			cur.gnext[gi], cur.gprev[gi], cur.gbusy[gi] = a.next[key], a.prev[key], a.busy[key]
 		}
 		g := cur.groups[gi]
 		if g == nil {
@@ -159,18 +164,18 @@ func (ix *opIndex) add(a *accum, cur *cursor, op gpuOp) {
 		lo := seek(n, h[0], func(i int) bool { return g.ends[i] > op.start })
 		h[0] = lo
 		if j := lo - 1; j >= 0 {
-			a.next[key][j] = min(a.next[key][j], op.start)
+			cur.gnext[gi][j] = min(cur.gnext[gi][j], op.start)
 		}
 		// The op ended before the returns ends[j..]: it bounds their previous end.
 		hi := seek(n, h[1], func(i int) bool { return g.ends[i] >= op.end })
 		h[1] = hi
 		if hi < n {
-			a.prev[key][hi] = max(a.prev[key][hi], op.end)
+			cur.gprev[gi][hi] = max(cur.gprev[gi][hi], op.end)
 		}
 		// The op runs across the returns in (start, end).
 		if lo < hi {
-			a.busy[key][lo]++
-			a.busy[key][hi]--
+			cur.gbusy[gi][lo]++
+			cur.gbusy[gi][hi]--
 		}
 	}
 }

@@ -11,8 +11,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
+
+	"github.com/nsyssync/nsyssync/internal/sqlitescan"
 )
 
 // Export is an open nsys SQLite export. It is safe for concurrent readers.
@@ -20,6 +23,11 @@ type Export struct {
 	Path   string
 	Schema *Schema
 	db     *sql.DB
+	uri    string
+
+	mu    sync.Mutex
+	idle  []*sqlitescan.Conn // scan connections not in use
+	close bool
 }
 
 // Open opens an nsys export read-only, checks that it is an intact SQLite
@@ -41,7 +49,7 @@ func Open(ctx context.Context, path string) (*Export, error) {
 		return nil, inputErr(path, err, "cannot open: %v", err)
 	}
 	db.SetMaxOpenConns(4)
-	x := &Export{Path: path, db: db}
+	x := &Export{Path: path, db: db, uri: dsn}
 	schema, err := readSchema(ctx, db)
 	if err != nil {
 		db.Close()
@@ -55,8 +63,54 @@ func Open(ctx context.Context, path string) (*Export, error) {
 	return x, nil
 }
 
-// Close releases the database handle.
-func (x *Export) Close() error { return x.db.Close() }
+// Close releases the database handles. Scans still running close their
+// connections when they end.
+func (x *Export) Close() error {
+	x.mu.Lock()
+	idle := x.idle
+	x.idle, x.close = nil, true
+	x.mu.Unlock()
+	for _, c := range idle {
+		c.Close()
+	}
+	return x.db.Close()
+}
+
+// maxIdleConns bounds the scan connections an Export keeps open between
+// queries: one per core is what the parallel scans use.
+const maxIdleConns = 4
+
+// conn takes an idle scan connection or opens one (read-only, immutable,
+// without a connection mutex: each is used by one goroutine at a time).
+func (x *Export) conn() (*sqlitescan.Conn, error) {
+	x.mu.Lock()
+	if x.close {
+		x.mu.Unlock()
+		return nil, fmt.Errorf("export closed")
+	}
+	if n := len(x.idle); n > 0 {
+		c := x.idle[n-1]
+		x.idle = x.idle[:n-1]
+		x.mu.Unlock()
+		return c, nil
+	}
+	x.mu.Unlock()
+	return sqlitescan.Open(x.uri)
+}
+
+// release returns a connection to the pool, or closes it when the query
+// failed (its state is unknown) or the pool is full or closed.
+func (x *Export) release(c *sqlitescan.Conn, err error) {
+	x.mu.Lock()
+	if err == nil && !x.close && len(x.idle) < maxIdleConns {
+		x.idle = append(x.idle, c)
+		c = nil
+	}
+	x.mu.Unlock()
+	if c != nil {
+		c.Close()
+	}
+}
 
 // checkHeader reads the 100-byte SQLite header and compares the database
 // size it declares with the file's size, so that a truncated copy is

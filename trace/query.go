@@ -3,133 +3,83 @@ package trace
 import (
 	"context"
 	"database/sql"
-	"database/sql/driver"
 	"fmt"
-	"io"
 	"runtime"
 	"strconv"
 	"strings"
 	"sync"
 
 	"golang.org/x/sync/errgroup"
+
+	"github.com/nsyssync/nsyssync/internal/sqlitescan"
 )
 
 // scanRows runs a query and calls fn for each row with the values stored
 // into dest (*sql.NullInt64, *sql.NullString or *[]byte). It reads through
-// the driver directly: database/sql's per-row locking and reflection cost
-// more than SQLite's own scan on the tables of a large export.
+// SQLite's own API on a pooled connection of the export (see
+// internal/sqlitescan): database/sql's locking, boxing and the driver's
+// per-column mutex cost more than SQLite's scan on the tables of a large
+// export.
 func (x *Export) scanRows(ctx context.Context, what, query string, dest []any, fn func() error, args ...any) (int64, error) {
-	conn, err := x.db.Conn(ctx)
+	c, err := x.conn()
 	if err != nil {
 		return 0, x.dbErr(err, what)
 	}
-	defer conn.Close()
-	var n int64
-	err = conn.Raw(func(dc any) error {
-		q, ok := dc.(driver.QueryerContext)
-		if !ok {
-			return fmt.Errorf("the SQLite driver cannot run queries")
-		}
-		named := make([]driver.NamedValue, len(args))
-		for i, a := range args {
-			named[i] = driver.NamedValue{Ordinal: i + 1, Value: a}
-		}
-		rows, err := q.QueryContext(ctx, query, named)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		if got := len(rows.Columns()); got != len(dest) {
-			return fmt.Errorf("query returns %d columns, want %d", got, len(dest))
-		}
-		vals := make([]driver.Value, len(dest))
-		for {
-			if err := rows.Next(vals); err != nil {
-				if err == io.EOF {
-					return nil
-				}
-				return err
+	checked := false
+	n, err := c.Scan(ctx, query, args, func(r sqlitescan.Row) error {
+		if !checked {
+			if got := r.Columns(); got != len(dest) {
+				return fmt.Errorf("query returns %d columns, want %d", got, len(dest))
 			}
-			n++
-			if n&0xffff == 0 {
-				if err := ctx.Err(); err != nil {
-					return err
-				}
-			}
-			for i, v := range vals {
-				if err := assign(dest[i], v); err != nil {
-					return inputErr(x.Path, ErrUnreadableRow, "unexpected value while %s: column %d: %v", what, i+1, err)
-				}
-			}
-			if err := fn(); err != nil {
-				return err
+			checked = true
+		}
+		for i, d := range dest {
+			if err := assign(d, r, i); err != nil {
+				return inputErr(x.Path, ErrUnreadableRow, "unexpected value while %s: column %d: %v", what, i+1, err)
 			}
 		}
+		return fn()
 	})
+	x.release(c, err)
 	return n, x.dbErr(err, what)
 }
 
-// assign stores a driver value into a scan target.
-func assign(dst any, v driver.Value) error {
+// assign stores column i of a row into a scan target.
+func assign(dst any, r sqlitescan.Row, i int) error {
+	typ := r.Type(i)
 	switch d := dst.(type) {
 	case *sql.NullInt64:
-		switch t := v.(type) {
-		case nil:
+		switch typ {
+		case sqlitescan.TypeInteger:
+			*d = sql.NullInt64{Int64: r.Int64(i), Valid: true}
+		case sqlitescan.TypeNull:
 			*d = sql.NullInt64{}
-		case int64:
-			*d = sql.NullInt64{Int64: t, Valid: true}
-		case float64:
-			*d = sql.NullInt64{Int64: int64(t), Valid: true}
-		case bool:
-			*d = sql.NullInt64{Valid: true}
-			if t {
-				d.Int64 = 1
-			}
-		case string, []byte:
-			n, err := strconv.ParseInt(fmt.Sprint(asString(t)), 10, 64)
+		case sqlitescan.TypeFloat:
+			*d = sql.NullInt64{Int64: int64(r.Float64(i)), Valid: true}
+		default:
+			text := string(r.Bytes(i))
+			n, err := strconv.ParseInt(strings.TrimSpace(text), 10, 64)
 			if err != nil {
-				return fmt.Errorf("text %q where an integer was expected", truncate(asString(t), 40))
+				return fmt.Errorf("text %q where an integer was expected", truncate(text, 40))
 			}
 			*d = sql.NullInt64{Int64: n, Valid: true}
-		default:
-			return fmt.Errorf("%T where an integer was expected", v)
 		}
 	case *sql.NullString:
-		switch t := v.(type) {
-		case nil:
+		if typ == sqlitescan.TypeNull {
 			*d = sql.NullString{}
-		case int64:
-			*d = sql.NullString{String: strconv.FormatInt(t, 10), Valid: true}
-		case float64:
-			*d = sql.NullString{String: strconv.FormatFloat(t, 'g', -1, 64), Valid: true}
-		default:
-			*d = sql.NullString{String: asString(t), Valid: true}
+		} else {
+			*d = sql.NullString{String: r.Text(i), Valid: true}
 		}
 	case *[]byte:
-		switch t := v.(type) {
-		case nil:
-			*d = nil
-		case []byte:
-			*d = append((*d)[:0], t...)
-		case string:
-			*d = append((*d)[:0], t...)
-		default:
+		if typ == sqlitescan.TypeText || typ == sqlitescan.TypeBlob {
+			*d = append((*d)[:0], r.Bytes(i)...)
+		} else {
 			*d = nil
 		}
 	default:
 		return fmt.Errorf("unsupported scan target %T", dst)
 	}
 	return nil
-}
-
-func asString(v any) string {
-	switch t := v.(type) {
-	case string:
-		return t
-	case []byte:
-		return string(t)
-	}
-	return fmt.Sprint(v)
 }
 
 func truncate(s string, n int) string {

@@ -18,6 +18,7 @@ reports each with the GPU work it waited for and the idle GPU after it.`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
 	}
+	(&profileFlags{}).register(root)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.AddCommand(newAnalyzeCmd(stdout, stderr), newDoctorCmd(stdout, stderr), newBatchCmd(stdout, stderr), newHistoryCmd(stdout, stderr), newDiffCmd(stdout, stderr), newMergeCmd(stdout, stderr), newReplayCmd(stdout, stderr), newCalibrateCmd(stdout, stderr))
