@@ -10,9 +10,14 @@ const linkWindowNs = 20_000
 // synchronize of the same stream (PyTorch's .item(), .cpu(), nonzero) is one
 // event.
 func buildSyncs(calls []Call, act *activity, si *streamInfo) []Sync {
-	out := make([]Sync, 0, len(calls))
+	out := make([]Sync, 0, blockingBound(calls))
 	lastOnThread := map[int64]int{} // globalTid -> index in calls of its previous call
-	linked := map[int]int{}         // index of a copy call -> index of the sync in out
+	// linked[i]: index in out of the sync that call i (a copy) made on its
+	// own, -1 for none.
+	linked := make([]int32, len(calls))
+	for i := range calls {
+		linked[i] = -1
+	}
 	for i := range calls {
 		c := &calls[i]
 		prev, hasPrev := lastOnThread[c.GlobalTid]
@@ -35,7 +40,7 @@ func buildSyncs(calls []Call, act *activity, si *streamInfo) []Sync {
 				s.Kind = Implicit
 				s.Copy = cp
 				s.Reason = copyReason(cp, p) + "+stream-sync"
-				if j, ok := linked[prev]; ok { // the copy alone was a sync: replace it
+				if j := linked[prev]; j >= 0 { // the copy alone was a sync: replace it
 					out[j] = s
 					continue
 				}
@@ -46,13 +51,27 @@ func buildSyncs(calls []Call, act *activity, si *streamInfo) []Sync {
 		if !blocking {
 			continue
 		}
-		linked[i] = len(out)
+		linked[i] = int32(len(out))
 		out = append(out, s)
 	}
 	for i := range out {
 		out[i].Index = i
 	}
 	return out
+}
+
+// blockingBound is the most syncs the calls can make: one per call of a
+// kind that can block (a stream sync that completes a copy replaces the
+// copy's). Syncs are large; sizing their slice once keeps a trace of
+// millions from holding twice the memory while it grows.
+func blockingBound(calls []Call) int {
+	n := 0
+	for i := range calls {
+		if calls[i].Kind != CallOther {
+			n++
+		}
+	}
+	return n
 }
 
 // linksTo reports whether stream sync c completes copy p: same thread (the

@@ -1,9 +1,11 @@
 package trace
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -135,7 +137,12 @@ func (x *Export) attachRanges(ctx context.Context, syncs []Sync, domains map[dom
 				continue
 			}
 			ref := RangeRef{Name: text.String, Domain: domains[domainKey{pidOf(tid.Int64), dom.Int64}], Start: start.Int64, End: end.Int64}
-			found = append(found, pending{sync: list[k], textID: intOr(textID, -1), ref: ref})
+			if ref.Name == "" && textID.Valid {
+				found = append(found, pending{sync: list[k], textID: textID.Int64, ref: ref})
+				continue
+			}
+			ev.AutogradNVTX = ev.AutogradNVTX || strings.HasPrefix(ref.Name, "aten::")
+			syncs[list[k]].NVTX = append(syncs[list[k]].NVTX, ref)
 		}
 		return nil
 	})
@@ -147,18 +154,14 @@ func (x *Export) attachRanges(ctx context.Context, syncs []Sync, domains map[dom
 	ev.NVTX = ev.NVTX || n > 0
 	ids := map[int64]bool{}
 	for _, p := range found {
-		if p.ref.Name == "" && p.textID >= 0 {
-			ids[p.textID] = true
-		}
+		ids[p.textID] = true
 	}
 	strs, err := x.lookupStrings(ctx, ids)
 	if err != nil {
 		return err
 	}
 	for _, p := range found {
-		if p.ref.Name == "" && p.textID >= 0 {
-			p.ref.Name = strs[p.textID]
-		}
+		p.ref.Name = strs[p.textID]
 		if strings.HasPrefix(p.ref.Name, "aten::") {
 			ev.AutogradNVTX = true
 		}
@@ -166,11 +169,11 @@ func (x *Export) attachRanges(ctx context.Context, syncs []Sync, domains map[dom
 	}
 	for i := range syncs {
 		r := syncs[i].NVTX
-		sort.SliceStable(r, func(a, b int) bool {
-			if r[a].Start != r[b].Start {
-				return r[a].Start < r[b].Start
+		slices.SortStableFunc(r, func(a, b RangeRef) int {
+			if c := cmp.Compare(a.Start, b.Start); c != 0 {
+				return c
 			}
-			return r[a].End > r[b].End
+			return cmp.Compare(b.End, a.End)
 		})
 	}
 	return nil

@@ -93,18 +93,36 @@ func truncate(s string, n int) string {
 // a rowid range, so that separate connections scan a large table in
 // parallel. conj joins the range condition to the query ("WHERE" or "AND").
 func (x *Export) rowidParts(ctx context.Context, table, query, conj string) ([]string, error) {
-	v, dest := nullInts(1)
-	q := fmt.Sprintf(`SELECT max(rowid) FROM %s`, x.Schema.Name(table))
+	v, dest := nullInts(2)
+	q := fmt.Sprintf(`SELECT min(rowid), max(rowid) FROM %s`, x.Schema.Name(table))
 	if _, err := x.scanRows(ctx, "sizing "+table, q, dest, func() error { return nil }); err != nil {
 		return nil, err
 	}
-	n := int64(runtime.GOMAXPROCS(0))
-	step := v[0].Int64/n + 1
 	var parts []string
-	for lo := int64(0); lo <= v[0].Int64; lo += step {
-		parts = append(parts, fmt.Sprintf(`%s %s rowid BETWEEN %d AND %d`, query, conj, lo, lo+step-1))
+	for _, r := range splitRange(v[0].Int64, v[1].Int64, runtime.GOMAXPROCS(0)) {
+		parts = append(parts, fmt.Sprintf(`%s %s rowid BETWEEN %d AND %d`, query, conj, r[0], r[1]))
 	}
 	return parts, nil
+}
+
+// splitRange cuts [lo, hi] into at most n contiguous ranges of about equal
+// width, whatever the values (rowids of a damaged file may be anywhere in
+// int64): no overflow, no empty range; hi < lo gives one range that
+// selects nothing.
+func splitRange(lo, hi int64, n int) [][2]int64 {
+	if hi < lo || n < 1 {
+		return [][2]int64{{lo, hi}}
+	}
+	width := uint64(hi) - uint64(lo) // exact in uint64 for any lo <= hi
+	step := width/uint64(n) + 1
+	var out [][2]int64
+	for from := uint64(0); ; from += step {
+		to := from + step - 1
+		if to >= width || to < from {
+			return append(out, [2]int64{int64(uint64(lo) + from), hi})
+		}
+		out = append(out, [2]int64{int64(uint64(lo) + from), int64(uint64(lo) + to)})
+	}
 }
 
 // scanParts runs a query of integer columns over rowid parts of a table on
