@@ -6,6 +6,8 @@ import "time"
 // fake in tests. Its methods run on any goroutine.
 type gpuDevice interface {
 	identity() Identity
+	// limits are the per-SM resources that size the spin's launches.
+	limits() smLimits
 	newSession(spec sessionSpec) (session, error)
 	close() error
 }
@@ -47,9 +49,10 @@ func (d copyDir) String() string {
 type session interface {
 	// bind makes the device's context current on the calling OS thread.
 	bind() error
-	// spin launches the spin kernel for ns nanoseconds on a stream; stamp
-	// >= 0 makes it write its start and end times to that stamp slot.
-	spin(stream int, ns int64, stamp int) error
+	// spin launches the spin kernel for ns nanoseconds on a stream, shaped
+	// as l (oneWarp: one block of one warp); stamp >= 0 makes it write its
+	// start and end times to that stamp slot.
+	spin(stream int, ns int64, l spinLaunch, stamp int) error
 	// copy copies bytes between the device buffer and the page-locked
 	// host buffer on a stream.
 	copy(stream int, dir copyDir, bytes int64) error

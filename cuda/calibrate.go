@@ -129,7 +129,7 @@ func (m *meter) syncOverhead() (int64, error) {
 }
 
 func (m *meter) launchCall() (int64, error) {
-	v, err := m.each(func() (int64, error) { return m.timed(func() error { return m.s.spin(0, 0, -1) }) })
+	v, err := m.each(func() (int64, error) { return m.timed(func() error { return m.s.spin(0, 0, oneWarp, -1) }) })
 	return v, errors.Join(err, m.s.syncStream(0))
 }
 
@@ -140,7 +140,7 @@ func (m *meter) launchLatency() (int64, error) {
 			return 0, err
 		}
 		t0 := m.now()
-		if err := m.s.spin(0, 2_000, 0); err != nil {
+		if err := m.s.spin(0, 2_000, oneWarp, 0); err != nil {
 			return 0, err
 		}
 		deadline := t0 + int64(time.Second)
@@ -159,11 +159,11 @@ func (m *meter) launchLatency() (int64, error) {
 // median gap between one's end and the next one's start.
 func (m *meter) dispatchGap(n int) (int64, error) {
 	m.s.clearStamps()
-	if err := m.s.spin(0, 500_000, -1); err != nil {
+	if err := m.s.spin(0, 500_000, oneWarp, -1); err != nil {
 		return 0, err
 	}
 	for i := 1; i <= n; i++ {
-		if err := m.s.spin(0, 5_000, i); err != nil {
+		if err := m.s.spin(0, 5_000, oneWarp, i); err != nil {
 			return 0, err
 		}
 	}

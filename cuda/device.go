@@ -27,6 +27,7 @@ type Device struct {
 	// identify adds NVML's view to an identity (nil: nothing to add).
 	identify func(*Identity)
 	model    DeviceModel
+	lim      smLimits
 	mu       sync.Mutex
 }
 
@@ -56,7 +57,7 @@ func Open(opt Options) (*Device, error) {
 // measures the spin kernel and the wake-up of a synchronize on it (a few
 // milliseconds).
 func newDevice(g gpuDevice, identify func(*Identity)) (*Device, error) {
-	d := &Device{gpu: g, id: g.identity(), identify: identify}
+	d := &Device{gpu: g, id: g.identity(), identify: identify, lim: g.limits()}
 	if identify != nil {
 		identify(&d.id)
 	}
@@ -103,7 +104,7 @@ func (d *Device) measureModel() (DeviceModel, error) {
 	var m DeviceModel
 	err := d.withSession(sessionSpec{streams: 1, events: 2, timing: true, stamps: 1}, func(s session) error {
 		for range 5 { // warm up: first launches pay for the JIT and lazy loading
-			if err := s.spin(0, 1_000, -1); err != nil {
+			if err := s.spin(0, 1_000, oneWarp, -1); err != nil {
 				return err
 			}
 			if err := s.syncStream(0); err != nil {
@@ -115,7 +116,7 @@ func (d *Device) measureModel() (DeviceModel, error) {
 			return err
 		}
 		m.TimerStepNs = int64(step)
-		if m.SpinOverheadNs, err = chainOverhead(s, 100, 20_000); err != nil {
+		if m.SpinOverheadNs, err = chainOverhead(s, oneWarp, 100, 20_000); err != nil {
 			return err
 		}
 		m.WakeNs, err = wakeUp(s, 15, 50_000)
@@ -124,18 +125,18 @@ func (d *Device) measureModel() (DeviceModel, error) {
 	return m, err
 }
 
-// chainOverhead launches n spins of ns back to back behind a long spin
-// that lets the queue fill, and returns how much longer than ns each took
-// on average (event-timed).
-func chainOverhead(s session, n int, ns int64) (int64, error) {
-	if err := s.spin(0, 300_000+int64(n)*2_000, -1); err != nil {
+// chainOverhead launches n spins of ns shaped l back to back behind a
+// long spin that lets the queue fill, and returns how much longer than ns
+// each took on average (event-timed).
+func chainOverhead(s session, l spinLaunch, n int, ns int64) (int64, error) {
+	if err := s.spin(0, 300_000+int64(n)*2_000, oneWarp, -1); err != nil {
 		return 0, err
 	}
 	if err := s.record(0, 0); err != nil {
 		return 0, err
 	}
 	for range n {
-		if err := s.spin(0, ns, -1); err != nil {
+		if err := s.spin(0, ns, l, -1); err != nil {
 			return 0, err
 		}
 	}
@@ -160,7 +161,7 @@ func wakeUp(s session, trials int, ns int64) (int64, error) {
 	var wake []int64
 	for range trials {
 		s.clearStamps()
-		if err := s.spin(0, ns, 0); err != nil {
+		if err := s.spin(0, ns, oneWarp, 0); err != nil {
 			return 0, err
 		}
 		deadline := time.Now().Add(time.Second)

@@ -16,9 +16,6 @@ import (
 	"unsafe"
 )
 
-// spinBlock is the spin kernel's block size: one warp (see spin.cu).
-const spinBlock = 32
-
 // cudaGPU is a GPU opened through the driver: its primary context and the
 // loaded spin module.
 type cudaGPU struct {
@@ -29,6 +26,7 @@ type cudaGPU struct {
 	spinFn C.CUfunction
 	probe  C.CUfunction
 	id     Identity
+	lim    smLimits
 	once   sync.Once
 }
 
@@ -111,10 +109,12 @@ func (g *cudaGPU) open(ordinal int, ptx []byte) error {
 		}
 		*fn.dst = f
 	}
-	return nil
+	return g.readLimits()
 }
 
 func (g *cudaGPU) identity() Identity { return g.id }
+
+func (g *cudaGPU) limits() smLimits { return g.lim }
 
 // close unloads the module and releases the primary context; it may be
 // called more than once.
@@ -144,6 +144,7 @@ type cudaSession struct {
 	streams  []C.CUstream
 	events   []C.CUevent
 	devBuf   C.CUdeviceptr
+	slots    C.CUdeviceptr  // per stream, the two words of a spin of several blocks
 	pinned   unsafe.Pointer // page-locked copy buffer
 	stamps   unsafe.Pointer // page-locked stamp pairs
 	nStamps  int
@@ -172,6 +173,17 @@ func (s *cudaSession) allocate(spec sessionSpec) error {
 			return err
 		}
 		s.streams = append(s.streams, st)
+	}
+	if spec.streams > 0 {
+		n := C.size_t(16 * spec.streams)
+		var slots C.CUdeviceptr
+		if err := d.check(C.nsd_mem_alloc(d.c, &slots, n), "cuMemAlloc"); err != nil {
+			return err
+		}
+		s.slots = slots
+		if err := d.check(C.nsd_mem_zero(d.c, s.slots, n), "cuMemsetD8"); err != nil {
+			return err
+		}
 	}
 	timing := C.int(0)
 	if spec.timing {
@@ -217,13 +229,17 @@ func (s *cudaSession) bind() error {
 	return d.check(C.nsd_ctx_set(d.c, s.g.ctx), "cuCtxSetCurrent")
 }
 
-func (s *cudaSession) spin(stream int, ns int64, stamp int) error {
-	var stamps C.ulonglong
+func (s *cudaSession) spin(stream int, ns int64, l spinLaunch, stamp int) error {
+	var stamps, slot C.ulonglong
 	if stamp >= 0 && stamp < s.nStamps {
 		stamps = C.ulonglong(uintptr(unsafe.Add(s.stamps, 16*stamp)))
 	}
+	if l.grid > 1 {
+		slot = C.ulonglong(s.slots) + C.ulonglong(16*stream)
+	}
 	d := s.g.drv
-	return d.check(C.nsd_launch(d.c, s.g.spinFn, spinBlock, s.streams[stream], C.ulonglong(max(ns, 0)), stamps), "cuLaunchKernel")
+	return d.check(C.nsd_launch(d.c, s.g.spinFn, C.uint(max(l.grid, 1)), C.uint(max(l.block, 1)), C.uint(l.shared),
+		s.streams[stream], C.ulonglong(max(ns, 0)), stamps, slot), "cuLaunchKernel")
 }
 
 func (s *cudaSession) copy(stream int, dir copyDir, bytes int64) error {
@@ -335,8 +351,10 @@ func (s *cudaSession) release() error {
 	for _, ev := range s.events {
 		err = errors.Join(err, d.check(C.nsd_event_destroy(d.c, ev), "cuEventDestroy"))
 	}
-	if s.devBuf != 0 {
-		err = errors.Join(err, d.check(C.nsd_mem_free(d.c, s.devBuf), "cuMemFree"))
+	for _, p := range []C.CUdeviceptr{s.devBuf, s.slots} {
+		if p != 0 {
+			err = errors.Join(err, d.check(C.nsd_mem_free(d.c, p), "cuMemFree"))
+		}
 	}
 	if s.pinned != nil {
 		err = errors.Join(err, d.check(C.nsd_host_free(d.c, s.pinned), "cuMemFreeHost"))
@@ -344,7 +362,7 @@ func (s *cudaSession) release() error {
 	if s.stamps != nil {
 		err = errors.Join(err, d.check(C.nsd_host_free(d.c, s.stamps), "cuMemFreeHost"))
 	}
-	s.streams, s.events, s.devBuf, s.pinned, s.stamps = nil, nil, 0, nil, nil
+	s.streams, s.events, s.devBuf, s.slots, s.pinned, s.stamps = nil, nil, 0, 0, nil, nil
 	if err != nil {
 		return fmt.Errorf("releasing the replay's GPU resources: %w", err)
 	}

@@ -150,6 +150,15 @@ func TestDriverChild(t *testing.T) {
 	if !strings.Contains(warned, "is not the trace's (NVIDIA H100 80GB HBM3)") || !strings.Contains(warned, "throttled (sw-power-cap)") {
 		t.Errorf("warnings %q: want the GPU differs from the trace's H100, and is throttled", res.Warnings)
 	}
+	// Spins of two streams' GEMMs, each a wave of 132 blocks that fills an
+	// SM's shared memory (over the default 48 KiB).
+	gemm := loadFixture(t, "gt_twostream_gemm", "measured")
+	if _, err := d.ReplayTimeline(context.Background(), gemm.tl, gemm.t, groundTruthGroups(gemm), ReplayOptions{Repeat: 1}); err != nil {
+		t.Fatalf("replay of full-GPU kernels: %v", err)
+	}
+	if d.lim != h100Limits {
+		t.Errorf("SM limits %+v, want the fake's H100 %+v", d.lim, h100Limits)
+	}
 	cp := loadFixture(t, "gt_cpu_copy", "measured")
 	if _, err := d.ReplayTimeline(context.Background(), cp.tl, cp.t, groundTruthGroups(cp), ReplayOptions{Repeat: 1}); err != nil {
 		t.Fatalf("replay with copies: %v", err)

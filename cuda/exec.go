@@ -39,6 +39,12 @@ type runner struct {
 	sess  session
 	model DeviceModel
 	base  time.Time
+	// lim sizes the spins' launches (zero: every spin one warp);
+	// occupancy chooses how (the zero value: recorded footprints).
+	lim       smLimits
+	occupancy occupancyModel
+	// launches: the current plan's Shapes as spin launches.
+	launches []spinLaunch
 }
 
 func (r *runner) now() int64 { return int64(time.Since(r.base)) }
@@ -77,6 +83,7 @@ func spinNs(ns int64, p *Plan, m DeviceModel) int64 {
 // run replays every interval of the plan and returns the summed replayed
 // duration.
 func (r *runner) run(ctx context.Context, p *Plan) (int64, error) {
+	r.prepare(p)
 	var total int64
 	for i := range p.Intervals {
 		d, err := r.runInterval(ctx, p, &p.Intervals[i])
@@ -127,7 +134,7 @@ func (r *runner) runInterval(ctx context.Context, p *Plan, iv *IntervalPlan) (in
 		if err != nil {
 			break
 		}
-		if err = r.sess.spin(int(w.Stream), spinNs(w.Ns, p, r.model), -1); err != nil {
+		if err = r.sess.spin(int(w.Stream), spinNs(w.Ns, p, r.model), oneWarp, -1); err != nil {
 			err = fmt.Errorf("launching the %s on stream %d: %w", w.Op, w.Stream, err)
 		}
 	}
@@ -231,7 +238,8 @@ func (ir *intervalRun) do(tp *ThreadPlan, a *Action, start int64) (int64, error)
 		if w.Kind == WorkCopy {
 			err = s.copy(int(w.Stream), w.Dir, w.Bytes)
 		} else {
-			err = s.spin(int(w.Stream), spinNs(w.Ns, ir.p, r.model), -1)
+			ns, l := r.spinFor(&w, ir.p)
+			err = s.spin(int(w.Stream), ns, l, -1)
 		}
 		if err != nil {
 			return 0, fmt.Errorf("%s (correlation id %d): op %q on stream %d: %w", a.Name, a.Corr, w.Op, w.Stream, err)

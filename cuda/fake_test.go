@@ -22,6 +22,13 @@ func (g *fakeGPU) identity() Identity {
 	return Identity{Name: "Fake GPU", BusID: "0000:00:00.0", CUDA: 13000}
 }
 
+// limits are an H100's, with a spin of 16 registers and no static shared
+// memory.
+func (g *fakeGPU) limits() smLimits { return h100Limits }
+
+var h100Limits = smLimits{SMs: 132, ThreadsPerSM: 2048, RegsPerSM: 65536, BlocksPerSM: 32, SharedPerSM: 233472,
+	SharedPerBlock: 232448, ReservedShared: 1024, SpinRegs: 16}
+
 func (g *fakeGPU) newSession(spec sessionSpec) (session, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -85,7 +92,7 @@ func (s *fakeSession) checkEvent(i int) error {
 
 func (s *fakeSession) bind() error { s.note("bind"); return nil }
 
-func (s *fakeSession) spin(stream int, ns int64, stamp int) error {
+func (s *fakeSession) spin(stream int, ns int64, l spinLaunch, stamp int) error {
 	if err := s.checkStream(stream); err != nil {
 		return err
 	}
@@ -99,6 +106,9 @@ func (s *fakeSession) spin(stream int, ns int64, stamp int) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.counts["spin"]++
+	if l != oneWarp {
+		s.counts[fmt.Sprintf("spin %d×%d", l.grid, l.block)]++
+	}
 	if stamp >= 0 && stamp < len(s.stamps) {
 		start := uint64(s.virt[stream]) + 1
 		s.stamps[stamp] = [2]uint64{start, start + uint64(ns)}

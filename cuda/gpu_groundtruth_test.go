@@ -57,11 +57,32 @@ func withinTarget(got, measured float64) bool {
 // overhead (estimate.DefaultCalibration, docs/estimator.md).
 const gtProfilerOverheadNs = 3_700
 
+// occupancyModels name the occupancy models for NSYSSYNC_OCCUPANCY.
+var occupancyModels = map[string]occupancyModel{"recorded": occRecorded, "footprint": occFootprint, "one-warp": occOneWarp}
+
+// testOccupancy is the occupancy model NSYSSYNC_OCCUPANCY names (default:
+// recorded), and the suffix of the files the test keeps ("" for the
+// default).
+func testOccupancy(t *testing.T) (occupancyModel, string) {
+	name := os.Getenv("NSYSSYNC_OCCUPANCY")
+	if name == "" || name == "recorded" {
+		return occRecorded, ""
+	}
+	m, ok := occupancyModels[name]
+	if !ok {
+		t.Fatalf("NSYSSYNC_OCCUPANCY=%q: want recorded, footprint or one-warp", name)
+	}
+	return m, "_" + name
+}
+
 // TestGPUGroundTruth replays every ground-truth scenario as recorded and
 // without each measured variant's sites, and scores the replayed saving
-// against the measured one.
+// against the measured one. NSYSSYNC_OCCUPANCY chooses how spins are
+// shaped, to compare the models.
 func TestGPUGroundTruth(t *testing.T) {
 	d := openTestGPU(t)
+	occ, suffix := testOccupancy(t)
+	t.Logf("occupancy: %s", occ)
 	files, err := filepath.Glob("../fixtures/gt_*.truth.json")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no ground-truth files: %v", err)
@@ -85,11 +106,11 @@ func TestGPUGroundTruth(t *testing.T) {
 			}
 			groups = append(groups, g)
 		}
-		res, err := d.ReplayTimeline(context.Background(), f.tl, f.t, groups, ReplayOptions{Repeat: 10, ProfilerOverheadNs: gtProfilerOverheadNs})
+		res, err := d.ReplayTimeline(context.Background(), f.tl, f.t, groups, ReplayOptions{Repeat: 10, ProfilerOverheadNs: gtProfilerOverheadNs, occupancy: occ})
 		if err != nil {
 			t.Fatalf("%s: %v", tf.Scenario, err)
 		}
-		raw, err := d.ReplayTimeline(context.Background(), f.tl, f.t, groups, ReplayOptions{Repeat: 10})
+		raw, err := d.ReplayTimeline(context.Background(), f.tl, f.t, groups, ReplayOptions{Repeat: 10, occupancy: occ})
 		if err != nil {
 			t.Fatalf("%s: %v", tf.Scenario, err)
 		}
@@ -108,9 +129,9 @@ func TestGPUGroundTruth(t *testing.T) {
 	}
 	table := groundTruthTable(rows)
 	t.Logf("\n%s", table)
-	writeOut(t, "replay_groundtruth.json", map[string]any{"gpu": d.Identity(), "model": d.model, "rows": rows})
+	writeOut(t, "replay_groundtruth"+suffix+".json", map[string]any{"gpu": d.Identity(), "model": d.model, "occupancy": occ.String(), "rows": rows})
 	if dir := os.Getenv("NSYSSYNC_GPU_OUT"); dir != "" {
-		if err := os.WriteFile(filepath.Join(dir, "replay_table.md"), []byte(table), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, "replay_table"+suffix+".md"), []byte(table), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}

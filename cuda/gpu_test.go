@@ -89,7 +89,7 @@ func TestGPUSpinDurations(t *testing.T) {
 			var body []int64
 			for range 15 {
 				s.clearStamps()
-				if err := s.spin(0, ns, 0); err != nil {
+				if err := s.spin(0, ns, oneWarp, 0); err != nil {
 					return err
 				}
 				if err := s.syncStream(0); err != nil {
@@ -99,7 +99,7 @@ func TestGPUSpinDurations(t *testing.T) {
 				body = append(body, int64(end-st))
 			}
 			st := summarize(body)
-			over, err := chainOverhead(s, 50, ns)
+			over, err := chainOverhead(s, oneWarp, 50, ns)
 			if err != nil {
 				return err
 			}
@@ -166,7 +166,7 @@ func TestGPUMemoryAndRelease(t *testing.T) {
 	session := func(replay bool) (during int64) {
 		err := d.withSession(sessionSpec{streams: 8, events: 256, copyBytes: p.CopyBytes}, func(s session) error {
 			if replay {
-				r := &runner{sess: s, model: d.model, base: time.Now()}
+				r := &runner{sess: s, model: d.model, base: time.Now(), lim: d.lim}
 				if _, err := r.run(context.Background(), p); err != nil {
 					return err
 				}

@@ -28,6 +28,7 @@ typedef struct {
 	CUresult (*cuDeviceGet)(CUdevice *, int);
 	CUresult (*cuDeviceGetName)(char *, int, CUdevice);
 	CUresult (*cuDeviceGetPCIBusId)(char *, int, CUdevice);
+	CUresult (*cuDeviceGetAttribute)(int *, int, CUdevice);
 	CUresult (*cuDevicePrimaryCtxRetain)(CUcontext *, CUdevice);
 	CUresult (*cuDevicePrimaryCtxRelease)(CUdevice);
 	CUresult (*cuCtxSetCurrent)(CUcontext);
@@ -35,6 +36,8 @@ typedef struct {
 	CUresult (*cuModuleLoadData)(CUmodule *, const void *);
 	CUresult (*cuModuleGetFunction)(CUfunction *, CUmodule, const char *);
 	CUresult (*cuModuleUnload)(CUmodule);
+	CUresult (*cuFuncGetAttribute)(int *, int, CUfunction);
+	CUresult (*cuFuncSetAttribute)(CUfunction, int, int);
 	CUresult (*cuStreamCreate)(CUstream *, unsigned int);
 	CUresult (*cuStreamDestroy)(CUstream);
 	CUresult (*cuStreamSynchronize)(CUstream);
@@ -54,6 +57,7 @@ typedef struct {
 	CUresult (*cuMemcpyDtoHAsync)(void *, CUdeviceptr, size_t, CUstream);
 	CUresult (*cuMemcpyHtoDAsync)(CUdeviceptr, const void *, size_t, CUstream);
 	CUresult (*cuMemGetInfo)(size_t *, size_t *);
+	CUresult (*cuMemsetD8)(CUdeviceptr, unsigned char, size_t);
 	CUresult (*cuGetErrorString)(CUresult, const char **);
 	CUresult (*cuGetErrorName)(CUresult, const char **);
 } nsd_cuda;
@@ -85,6 +89,7 @@ static inline int nsd_cuda_open(nsd_cuda *d, char *err, size_t errlen) {
 	NSD_SYM(cuDeviceGet, "cuDeviceGet");
 	NSD_SYM(cuDeviceGetName, "cuDeviceGetName");
 	NSD_SYM(cuDeviceGetPCIBusId, "cuDeviceGetPCIBusId");
+	NSD_SYM(cuDeviceGetAttribute, "cuDeviceGetAttribute");
 	NSD_SYM(cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain");
 	NSD_SYM2(cuDevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2", "cuDevicePrimaryCtxRelease");
 	NSD_SYM(cuCtxSetCurrent, "cuCtxSetCurrent");
@@ -92,6 +97,8 @@ static inline int nsd_cuda_open(nsd_cuda *d, char *err, size_t errlen) {
 	NSD_SYM(cuModuleLoadData, "cuModuleLoadData");
 	NSD_SYM(cuModuleGetFunction, "cuModuleGetFunction");
 	NSD_SYM(cuModuleUnload, "cuModuleUnload");
+	NSD_SYM(cuFuncGetAttribute, "cuFuncGetAttribute");
+	NSD_SYM(cuFuncSetAttribute, "cuFuncSetAttribute");
 	NSD_SYM(cuStreamCreate, "cuStreamCreate");
 	NSD_SYM2(cuStreamDestroy, "cuStreamDestroy_v2", "cuStreamDestroy");
 	NSD_SYM(cuStreamSynchronize, "cuStreamSynchronize");
@@ -110,6 +117,7 @@ static inline int nsd_cuda_open(nsd_cuda *d, char *err, size_t errlen) {
 	NSD_SYM2(cuMemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2", "cuMemcpyDtoHAsync");
 	NSD_SYM2(cuMemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2", "cuMemcpyHtoDAsync");
 	NSD_SYM2(cuMemGetInfo, "cuMemGetInfo_v2", "cuMemGetInfo");
+	NSD_SYM2(cuMemsetD8, "cuMemsetD8_v2", "cuMemsetD8");
 	NSD_SYM(cuGetErrorString, "cuGetErrorString");
 	NSD_SYM(cuGetErrorName, "cuGetErrorName");
 #undef NSD_SYM2
@@ -132,6 +140,10 @@ static inline CUresult nsd_device_count(nsd_cuda *d, int *n) { return d->cuDevic
 static inline CUresult nsd_device_get(nsd_cuda *d, CUdevice *dev, int ordinal) { return d->cuDeviceGet(dev, ordinal); }
 static inline CUresult nsd_device_name(nsd_cuda *d, char *name, int len, CUdevice dev) { return d->cuDeviceGetName(name, len, dev); }
 static inline CUresult nsd_device_bus_id(nsd_cuda *d, char *id, int len, CUdevice dev) { return d->cuDeviceGetPCIBusId(id, len, dev); }
+static inline CUresult nsd_device_attr(nsd_cuda *d, int *v, int attr, CUdevice dev) { return d->cuDeviceGetAttribute(v, attr, dev); }
+static inline CUresult nsd_func_attr(nsd_cuda *d, int *v, int attr, CUfunction f) { return d->cuFuncGetAttribute(v, attr, f); }
+static inline CUresult nsd_func_set_attr(nsd_cuda *d, CUfunction f, int attr, int v) { return d->cuFuncSetAttribute(f, attr, v); }
+static inline CUresult nsd_mem_zero(nsd_cuda *d, CUdeviceptr p, size_t n) { return d->cuMemsetD8(p, 0, n); }
 static inline CUresult nsd_ctx_retain(nsd_cuda *d, CUcontext *ctx, CUdevice dev) { return d->cuDevicePrimaryCtxRetain(ctx, dev); }
 static inline CUresult nsd_ctx_release(nsd_cuda *d, CUdevice dev) { return d->cuDevicePrimaryCtxRelease(dev); }
 static inline CUresult nsd_ctx_set(nsd_cuda *d, CUcontext ctx) { return d->cuCtxSetCurrent(ctx); }
@@ -157,13 +169,12 @@ static inline CUresult nsd_copy_dtoh(nsd_cuda *d, void *dst, CUdeviceptr src, si
 static inline CUresult nsd_copy_dtoh_async(nsd_cuda *d, void *dst, CUdeviceptr src, size_t n, CUstream s) { return d->cuMemcpyDtoHAsync(dst, src, n, s); }
 static inline CUresult nsd_copy_htod_async(nsd_cuda *d, CUdeviceptr dst, const void *src, size_t n, CUstream s) { return d->cuMemcpyHtoDAsync(dst, src, n, s); }
 
-// nsd_launch starts f on one block of block threads with two 64-bit
-// arguments (the spin's duration and stamp pointer, or timer_step's
-// output pointer and read count).
-static inline CUresult nsd_launch(nsd_cuda *d, CUfunction f, unsigned int block, CUstream s,
-                           unsigned long long a0, unsigned long long a1) {
-	void *args[2] = {&a0, &a1};
-	return d->cuLaunchKernel(f, 1, 1, 1, block, 1, 1, 0, s, args, NULL);
+// nsd_launch starts spin(ns, stamps, slot) on grid blocks of block
+// threads with shared bytes of dynamic shared memory.
+static inline CUresult nsd_launch(nsd_cuda *d, CUfunction f, unsigned int grid, unsigned int block, unsigned int shared,
+                           CUstream s, unsigned long long ns, unsigned long long stamps, unsigned long long slot) {
+	void *args[3] = {&ns, &stamps, &slot};
+	return d->cuLaunchKernel(f, grid, 1, 1, block, 1, 1, shared, s, args, NULL);
 }
 
 // nsd_launch_probe starts timer_step(out, reads): a pointer and a 32-bit

@@ -21,6 +21,9 @@ type Plan struct {
 	Events int
 	// CopyBytes is the largest replayed copy: the session's buffer size.
 	CopyBytes int64
+	// Shapes are the recorded kernels' footprints that Work.Shape and
+	// Work.Cover index; Shapes[0] is none (one warp).
+	Shapes []Shape
 	// RecordedNs is the recorded time the replay reproduces, summed over
 	// the intervals: each from its start to its end or to the end of the
 	// GPU work launched in it, whichever is later.
@@ -135,7 +138,18 @@ type Work struct {
 	Ns     int64 // recorded duration (spin)
 	Bytes  int64
 	Dir    copyDir
-	Op     string // the recorded op, for messages
+	// Shape indexes Plan.Shapes: the recorded kernel's footprint (0: none).
+	Shape int32
+	// Cover is the footprint of the kernel of another stream that was
+	// running when this one started (0: none), and CoverNs the part of
+	// this op's recorded duration before that kernel ended. Where that
+	// kernel's spin leaves no room for a block of this one, the spin
+	// would wait all of CoverNs for it, as the recorded op waited (in
+	// part) for the recorded kernel's blocks to drain: the spin is asked
+	// for Ns - CoverNs.
+	Cover   int32
+	CoverNs int64
+	Op      string // the recorded op, for messages
 }
 
 // EventOp records an event slot on a stream, or makes a stream wait for
@@ -204,6 +218,7 @@ func BuildPlan(tl *trace.Timeline, t *trace.Trace, opt PlanOptions) (*Plan, erro
 	}
 	p.Streams = b.streams
 	p.CopyBytes = b.copyBytes
+	p.Shapes = b.shapes
 	p.Removed = len(b.removed)
 	return p, nil
 }

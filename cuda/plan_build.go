@@ -33,6 +33,11 @@ type planBuilder struct {
 	streamIdx map[StreamRef]int32
 	streams   []StreamRef
 	copyBytes int64
+	// Recorded kernel footprints, by Plan.Shapes index; covers: per op,
+	// the kernel of another stream running when it started.
+	shapes   []Shape
+	shapeIdx map[Shape]int32
+	covers   map[int]coverOp
 	// Recorded medians for the host cost of calls a rewrite makes.
 	launchCallNs, recordCallNs, waitCallNs int64
 	// opsSweep: ops ordered by start, for pending work at each interval.
@@ -43,7 +48,7 @@ type planBuilder struct {
 func newPlanBuilder(tl *trace.Timeline, t *trace.Trace, opt PlanOptions) *planBuilder {
 	b := &planBuilder{t: t, opt: opt, ops: tl.Ops, waits: tl.Waits, byKey: map[callKey]int{}, opsOf: map[int][]int{},
 		syncOf: map[int]int{}, blocking: map[int]bool{}, removed: map[int]int{}, streamIdx: map[StreamRef]int32{},
-		sweepEnd: map[StreamRef]int64{}}
+		sweepEnd: map[StreamRef]int64{}, shapes: []Shape{{}}, shapeIdx: map[Shape]int32{}}
 	for _, c := range tl.Calls {
 		if inRegion(t.Region, c.Start) {
 			b.byKey[callKey{trace.GlobalPidOf(c.GlobalTid), c.CorrelationID}] = len(b.calls)
@@ -51,6 +56,7 @@ func newPlanBuilder(tl *trace.Timeline, t *trace.Trace, opt PlanOptions) *planBu
 		}
 	}
 	b.attachOps()
+	b.covers = b.findCovers()
 	for i := range t.Syncs {
 		s := &t.Syncs[i]
 		for _, c := range s.Calls {
@@ -131,10 +137,12 @@ func (b *planBuilder) stream(pid, id int64) int32 {
 	return s
 }
 
-// work turns a recorded op into replay work: host-device copies are
+// work turns recorded op oi into replay work: host-device copies are
 // copied for real (up to the copy cap, the rest of their time spun),
-// everything else is spun for its recorded duration.
-func (b *planBuilder) work(op *trace.Op) []Work {
+// everything else is spun for its recorded duration, a kernel with its
+// recorded footprint.
+func (b *planBuilder) work(oi int) []Work {
+	op := &b.ops[oi]
 	st := b.stream(op.GlobalPid, op.Stream)
 	dur := op.End - op.Start
 	var dir copyDir
@@ -146,7 +154,11 @@ func (b *planBuilder) work(op *trace.Op) []Work {
 		dir = dirHtoD
 	}
 	if dir == 0 {
-		return []Work{{Kind: WorkSpin, Stream: st, Ns: dur, Op: opLabel(op)}}
+		w := Work{Kind: WorkSpin, Stream: st, Ns: dur, Op: opLabel(op), Shape: b.shapeIndex(op)}
+		if c, ok := b.covers[oi]; ok && w.Shape > 0 {
+			w.Cover, w.CoverNs = b.shapeIndex(&b.ops[c.op]), c.ns
+		}
+		return []Work{w}
 	}
 	var out []Work
 	n := op.Bytes

@@ -14,6 +14,9 @@ type threadWriter struct {
 	// time carried to the next action; cutNext: host code to cut from
 	// the next gap (after a removed sync).
 	prevEnd, carry, cutNext int64
+	// keep: the removed sync being written has a rewrite that keeps
+	// work on the host, and so keeps the host code around it.
+	keep bool
 }
 
 // writeThreads writes every thread's actions, then ties hand-offs to the
@@ -112,15 +115,25 @@ func (w *threadWriter) call(ci int, syncCalls map[int][]int) {
 // removedCall leaves out a call of a removed sync: the host goes on at
 // once (the gaps between the sync's own calls go, and the host code
 // around it), later GPU work keeps its order on the GPU, and the data of
-// a host-to-device copy still reaches the GPU, without the wait.
+// a host-to-device copy still reaches the GPU, without the wait. As in
+// the simulator, the host code around a sync stays when its rewrite
+// keeps work on the host (ordering other streams with events, or a
+// host-to-device copy made asynchronous): that code (wait_stream,
+// pin_memory) takes about as long as the sync's did.
 func (w *threadWriter) removedCall(ci, si int, gap int64, calls []int) {
 	st, b := w.st, w.st.b
 	c := &b.calls[ci]
 	cut := b.cut[si]
 	first := calls[0] == ci
+	s := &b.t.Syncs[si]
 	if first {
+		ops, cost := st.rewrite(si, c.Start)
+		w.keep = len(ops) > 0 || (s.Copy != nil && s.Copy.Direction == trace.CopyHtoD)
+		if w.keep {
+			cut = hostCut{}
+		}
 		w.carry += gap - min(max(gap, 0), cut.before)
-		if ops, cost := st.rewrite(si, c.Start); len(ops) > 0 {
+		if len(ops) > 0 {
 			a := w.newAction(c, 0)
 			a.Name, a.Corr, a.Dur, a.Sync = "rewrite", 0, cost, int32(si)
 			a.EventLo = int32(len(w.tp.EventOps))
@@ -130,7 +143,7 @@ func (w *threadWriter) removedCall(ci, si int, gap int64, calls []int) {
 			st.counts.Rewrites++
 		}
 	}
-	if s := &b.t.Syncs[si]; s.Copy != nil && s.Copy.Direction == trace.CopyHtoD && s.Copy.CorrelationID == c.CorrelationID && len(b.opsOf[ci]) > 0 {
+	if s.Copy != nil && s.Copy.Direction == trace.CopyHtoD && s.Copy.CorrelationID == c.CorrelationID && len(b.opsOf[ci]) > 0 {
 		a := w.newAction(c, 0)
 		a.Name, a.Sync = c.Name+" (made asynchronous)", int32(si)
 		a.Dur = c.End - c.Start
@@ -140,7 +153,7 @@ func (w *threadWriter) removedCall(ci, si int, gap int64, calls []int) {
 		w.addWork(a, ci)
 		w.tp.Actions = append(w.tp.Actions, *a)
 	}
-	if calls[len(calls)-1] == ci {
+	if calls[len(calls)-1] == ci && !w.keep {
 		w.cutNext = cut.after
 	}
 }
@@ -158,7 +171,7 @@ func (w *threadWriter) addWork(a *Action, ci int) {
 	b := w.st.b
 	a.WorkLo = int32(len(w.tp.Work))
 	for _, oi := range b.opsOf[ci] {
-		for _, wk := range b.work(&b.ops[oi]) {
+		for _, wk := range b.work(oi) {
 			w.tp.Work = append(w.tp.Work, wk)
 			if wk.Kind == WorkCopy {
 				w.st.counts.Copies++

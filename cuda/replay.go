@@ -30,6 +30,8 @@ type ReplayOptions struct {
 	// MaxWall bounds the replay's expected wall time (the recorded time ×
 	// plans × rounds); zero: 2 minutes.
 	MaxWall time.Duration
+	// occupancy shapes the spins (tests compare the models).
+	occupancy occupancyModel
 }
 
 func (o ReplayOptions) withDefaults() ReplayOptions {
@@ -168,7 +170,7 @@ func (d *Device) ReplayTimeline(ctx context.Context, tl *trace.Timeline, t *trac
 	defer d.mu.Unlock()
 	runs := make([][]int64, len(plans))
 	err = d.withSession(spec, func(s session) error {
-		rn := &runner{sess: s, model: d.model, base: time.Now()}
+		rn := &runner{sess: s, model: d.model, base: time.Now(), lim: d.lim, occupancy: opt.occupancy}
 		if _, err := rn.run(ctx, base); err != nil { // warm-up
 			return fmt.Errorf("warm-up: %w", err)
 		}

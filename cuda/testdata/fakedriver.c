@@ -4,9 +4,12 @@
 // A "kernel" completes when it is launched: a spin writes at once the
 // stamps it would have on a stream that runs kernels back to back 1 µs
 // apart; timer_step writes 32. Calls that need a context fail unless the
-// calling thread made one current, as the real driver does. At each
-// primary-context release it writes what is still allocated to the file
-// named by FAKECUDA_LOG.
+// calling thread made one current, as the real driver does. It has an
+// H100's SMs, and refuses launches the driver would refuse: more than 48
+// KiB of dynamic shared memory before the spin's limit was raised, and a
+// spin of several blocks without its zeroed slot. At each primary-context
+// release it writes what is still allocated to the file named by
+// FAKECUDA_LOG.
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,15 +70,22 @@ CUresult cuStreamCreate(void **s, unsigned int flags) { NEED_CTX(); (void)flags;
 CUresult cuStreamDestroy_v2(void *s) { NEED_CTX(); free(s); streams--; return OK; }
 CUresult cuStreamSynchronize(void *s) { NEED_CTX(); return s ? OK : ERR_INVALID_VALUE; }
 CUresult cuStreamWaitEvent(void *s, void *e, unsigned int f) { NEED_CTX(); (void)f; return s && e ? OK : ERR_INVALID_VALUE; }
+// The spin's dynamic shared memory may exceed 48 KiB only once
+// cuFuncSetAttribute raised its limit, as on a real GPU.
+static int spin_max_dynamic = 48 << 10;
 CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
                         unsigned shared, void *s, void **params, void **extra) {
 	NEED_CTX();
-	(void)gx; (void)gy; (void)gz; (void)by; (void)bz; (void)shared; (void)extra;
-	if (s == NULL || params == NULL) return ERR_INVALID_VALUE;
+	(void)extra;
+	if (s == NULL || params == NULL || gx == 0 || gy != 1 || gz != 1 || bx == 0 || bx > 1024 || by != 1 || bz != 1) return ERR_INVALID_VALUE;
 	if (f == (void *)0x3) {
-		if (bx != 32) return ERR_INVALID_VALUE;
+		if ((int)shared > spin_max_dynamic) return ERR_INVALID_VALUE;
 		unsigned long long ns = *(unsigned long long *)params[0];
 		unsigned long long *stamps = *(unsigned long long **)params[1];
+		unsigned long long slot = *(unsigned long long *)params[2];
+		if ((gx > 1) != (slot != 0)) return ERR_INVALID_VALUE; // a grid of several blocks needs its slot
+		if (slot != 0 && (((unsigned long long *)(uintptr_t)slot)[0] != 0 || ((unsigned long long *)(uintptr_t)slot)[1] != 0))
+			return ERR_INVALID_VALUE; // the slot must be zero at launch
 		// The stream runs its kernels one after another, 1 µs apart.
 		unsigned long long *busy = (unsigned long long *)s, start = now_ns();
 		if (*busy + 1000 > start) start = *busy + 1000;
@@ -87,8 +97,46 @@ CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned
 		return OK;
 	}
 	if (f == (void *)0x4) {
+		if (gx != 1 || bx != 1 || shared != 0) return ERR_INVALID_VALUE;
 		**(unsigned long long **)params[0] = 32;
 		return OK;
+	}
+	return ERR_INVALID_VALUE;
+}
+// An H100's SMs; the spin has 16 registers a thread and no static shared
+// memory.
+CUresult cuDeviceGetAttribute(int *v, int attr, int d) {
+	(void)d;
+	switch (attr) {
+	case 16: *v = 132; return OK;     // MULTIPROCESSOR_COUNT
+	case 39: *v = 2048; return OK;    // MAX_THREADS_PER_MULTIPROCESSOR
+	case 81: *v = 233472; return OK;  // MAX_SHARED_MEMORY_PER_MULTIPROCESSOR
+	case 82: *v = 65536; return OK;   // MAX_REGISTERS_PER_MULTIPROCESSOR
+	case 97: *v = 232448; return OK;  // MAX_SHARED_MEMORY_PER_BLOCK_OPTIN
+	case 106: *v = 32; return OK;     // MAX_BLOCKS_PER_MULTIPROCESSOR
+	case 111: *v = 1024; return OK;   // RESERVED_SHARED_MEMORY_PER_BLOCK
+	}
+	return ERR_INVALID_VALUE;
+}
+CUresult cuFuncGetAttribute(int *v, int attr, void *f) {
+	NEED_CTX();
+	if (f != (void *)0x3 && f != (void *)0x4) return ERR_INVALID_VALUE;
+	switch (attr) {
+	case 1: *v = 0; return OK;  // SHARED_SIZE_BYTES
+	case 4: *v = 16; return OK; // NUM_REGS
+	}
+	return ERR_INVALID_VALUE;
+}
+CUresult cuFuncSetAttribute(void *f, int attr, int v) {
+	NEED_CTX();
+	if (f != (void *)0x3 && f != (void *)0x4) return ERR_INVALID_VALUE;
+	switch (attr) {
+	case 8: // MAX_DYNAMIC_SHARED_SIZE_BYTES
+		if (v < 0 || v > 232448) return ERR_INVALID_VALUE;
+		if (f == (void *)0x3) spin_max_dynamic = v;
+		return OK;
+	case 9: // PREFERRED_SHARED_MEMORY_CARVEOUT
+		return v >= -1 && v <= 100 ? OK : ERR_INVALID_VALUE;
 	}
 	return ERR_INVALID_VALUE;
 }
@@ -124,6 +172,7 @@ CUresult cuMemFreeHost(void *p) { NEED_CTX(); free(p); hostmem--; return OK; }
 CUresult cuMemcpyDtoH_v2(void *d, unsigned long long s, size_t n) { NEED_CTX(); memcpy(d, (void *)(uintptr_t)s, n); return OK; }
 CUresult cuMemcpyDtoHAsync_v2(void *d, unsigned long long s, size_t n, void *st) { NEED_CTX(); (void)st; memcpy(d, (void *)(uintptr_t)s, n); return OK; }
 CUresult cuMemcpyHtoDAsync_v2(unsigned long long d, const void *s, size_t n, void *st) { NEED_CTX(); (void)st; memcpy((void *)(uintptr_t)d, s, n); return OK; }
+CUresult cuMemsetD8_v2(unsigned long long p, unsigned char c, size_t n) { NEED_CTX(); memset((void *)(uintptr_t)p, c, n); return OK; }
 CUresult cuMemGetInfo_v2(size_t *free_bytes, size_t *total) { NEED_CTX(); *total = (size_t)80 << 30; *free_bytes = *total - devbytes; return OK; }
 CUresult cuGetErrorString(CUresult r, const char **s) { *s = r == ERR_INVALID_CONTEXT ? "invalid device context" : "fake error"; return OK; }
 CUresult cuGetErrorName(CUresult r, const char **s) { *s = r == ERR_INVALID_CONTEXT ? "CUDA_ERROR_INVALID_CONTEXT" : "CUDA_ERROR_FAKE"; return OK; }
