@@ -1,33 +1,80 @@
 #!/usr/bin/env bash
-# Inventory speed on large exports made by replicating real ones: the Go
-# benchmark (seconds, rows a second), the CLI's wall time and peak memory,
-# and the floor — the sqlite3 shell scanning the same tables the same way.
-# Usage: scripts/bench.sh [GB]   (default 1; exports are cached in $TMPDIR)
+# Speed and memory of nsyssync on large exports made by replicating real
+# ones (cmd/nsysgen), next to the floor: the sqlite3 shell scanning the
+# same tables. Prints one Markdown table row per export, ready for
+# docs/performance.md.
+#
+# Usage: scripts/bench.sh [GB ...]   (default: 1; exports are cached in $TMPDIR)
+#
+# Three shapes, because the cost depends on what an export holds:
+#   kernel-heavy  CuPy (corpus cupy-gtls: 30 syncs in 23k kernels)
+#   training      PyTorch training loop (corpus pytorch-aiprofiler-train-baseline:
+#                 159 syncs in 9.3k kernels)
+#   sync-heavy    fixtures/syncs_lean (43 syncs in 67 kernels): the worst case
 set -euo pipefail
 cd "$(dirname "$0")/.."
-GB=${1:-${NSYSSYNC_BENCH_GB:-1}}
+SIZES=("$@")
+[ ${#SIZES[@]} -gt 0 ] || SIZES=(1)
 TMP=${TMPDIR:-/tmp}
+CORPUS=../shared/corpus
 go build -o bin/nsyssync ./cmd/nsyssync
 go build -o bin/nsysgen ./cmd/nsysgen
+command -v /usr/bin/time >/dev/null || { echo "bench: needs /usr/bin/time (apt-get install time)" >&2; exit 1; }
+command -v sqlite3 >/dev/null || { echo "bench: needs sqlite3 (apt-get install sqlite3)" >&2; exit 1; }
 
-echo "== go test -bench (NSYSSYNC_BENCH_GB=$GB)"
-NSYSSYNC_BENCH_GB=$GB go test -run '^$' -bench Inventory -benchtime 1x ./trace/ | grep -E '^Benchmark|generated'
+shapes=(
+  "kernel-heavy:$CORPUS/cupy-gtls_rtx3060_nsys2023.1.sqlite"
+  "training:$CORPUS/pytorch-aiprofiler-train-baseline_reexport2025.3.sqlite"
+  "sync-heavy:fixtures/syncs_lean.sqlite"
+)
 
-for src in syncs_lean cupy-gtls_rtx3060_nsys2023.1; do
-  f="$TMP/nsyssync-bench-$src-${GB}GB.sqlite"
-  [ -f "$f" ] || continue
-  echo "== $f ($(du -h "$f" | cut -f1))"
-  if command -v /usr/bin/time >/dev/null; then
-    /usr/bin/time -f "nsyssync analyze: %e s wall, %M KB peak RSS" bin/nsyssync analyze --format json "$f" >/dev/null
-  fi
-  if command -v sqlite3 >/dev/null; then
-    ids=$(sqlite3 "$f" "SELECT group_concat(id) FROM StringIds WHERE value GLOB 'cu*Synchronize*' OR value GLOB 'cu*Memcpy*' OR value GLOB 'cu*Memset*' OR value GLOB 'cu*Free*'")
-    start=$(date +%s.%N)
-    sqlite3 "$f" "SELECT count(*), sum(start) FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE nameId IN ($ids)" >/dev/null
-    for t in CUPTI_ACTIVITY_KIND_KERNEL CUPTI_ACTIVITY_KIND_MEMCPY CUPTI_ACTIVITY_KIND_SYNCHRONIZATION; do
-      sqlite3 "$f" "SELECT count(*), max(start), max(\"end\"), max(deviceId*4294967296+streamId), max(correlationId), max(globalPid) FROM $t" >/dev/null 2>&1 || true
-    done
-    end=$(date +%s.%N)
-    echo "sqlite3 floor (same tables, one core): $(echo "$end - $start" | bc) s"
-  fi
+# timed CMD...: runs the command, prints "SECONDS PEAK_MIB".
+timed() {
+  local out
+  out=$( { /usr/bin/time -f "%e %M" "$@" >/dev/null 2>/dev/null; } 2>&1 | tail -1)
+  awk '{printf "%.1f %.0f", $1, $2/1024}' <<<"$out"
+}
+
+# floor FILE: seconds for sqlite3 to run the scans the inventory runs.
+floor() {
+  local f=$1 ids start end
+  ids=$(sqlite3 "$f" "SELECT group_concat(id) FROM StringIds WHERE value GLOB 'cu*Synchronize*' OR value GLOB 'cu*Memcpy*' OR value GLOB 'cu*Memset*' OR value GLOB 'cu*Free*'")
+  start=$(date +%s.%N)
+  sqlite3 "$f" "SELECT count(*), sum(start) FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE nameId IN ($ids)" >/dev/null
+  for t in CUPTI_ACTIVITY_KIND_KERNEL CUPTI_ACTIVITY_KIND_MEMCPY CUPTI_ACTIVITY_KIND_SYNCHRONIZATION; do
+    sqlite3 "$f" "SELECT count(*), max(start), max(\"end\"), max(deviceId*4294967296+streamId), max(correlationId), max(globalPid) FROM $t" >/dev/null 2>&1 || true
+  done
+  end=$(date +%s.%N)
+  awk -v a="$start" -v b="$end" 'BEGIN{printf "%.1f", b-a}'
+}
+
+rows() {
+  local n=0 t c
+  for t in CUPTI_ACTIVITY_KIND_RUNTIME CUPTI_ACTIVITY_KIND_KERNEL CUPTI_ACTIVITY_KIND_MEMCPY CUPTI_ACTIVITY_KIND_MEMSET CUPTI_ACTIVITY_KIND_SYNCHRONIZATION NVTX_EVENTS; do
+    c=$(sqlite3 "$1" "SELECT count(*) FROM $t" 2>/dev/null || echo 0)
+    n=$((n + c))
+  done
+  echo "$n"
+}
+
+echo "commit $(git rev-parse --short HEAD)$(git diff --quiet || echo '+changes'), $(nproc) CPUs, $(go version | cut -d' ' -f3)"
+echo
+echo "| export | size | rows read | syncs | inventory (\`--no-estimate\`) | rows/s | peak RSS | full \`analyze\` | peak RSS | \`sqlite3\` floor | inventory / floor |"
+echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+for gb in "${SIZES[@]}"; do
+  for shape in "${shapes[@]}"; do
+    name=${shape%%:*} src=${shape#*:}
+    [ -f "$src" ] || { echo "bench: $src absent, $name skipped" >&2; continue; }
+    f="$TMP/nsyssync-bench-$(basename "$src" .sqlite)-${gb}GB.sqlite"
+    [ -s "$f" ] || bin/nsysgen -q -src "$src" -out "$f" -size "${gb}GiB"
+    n=$(rows "$f")
+    syncs=$(bin/nsyssync analyze --no-estimate --format json "$f" | grep -m1 -o '"syncs": *[0-9]*' | grep -o '[0-9]*$')
+    read -r inv_s inv_m <<<"$(timed bin/nsyssync analyze --no-estimate --format json "$f")"
+    read -r full_s full_m <<<"$(timed bin/nsyssync analyze --format json "$f")"
+    fl=$(floor "$f")
+    printf "| %s | %s GiB | %s M | %s | %s s | %s M/s | %s MiB | %s s | %s MiB | %s s | %s× |\n" \
+      "$name" "$gb" "$(awk -v n="$n" 'BEGIN{printf "%.1f", n/1e6}')" "$syncs" "$inv_s" \
+      "$(awk -v n="$n" -v s="$inv_s" 'BEGIN{printf "%.1f", n/1e6/s}')" "$inv_m" "$full_s" "$full_m" "$fl" \
+      "$(awk -v a="$inv_s" -v b="$fl" 'BEGIN{printf "%.2f", a/b}')"
+  done
 done

@@ -94,7 +94,9 @@ func truncate(s string, n int) string {
 // parallel. conj joins the range condition to the query ("WHERE" or "AND").
 func (x *Export) rowidParts(ctx context.Context, table, query, conj string) ([]string, error) {
 	v, dest := nullInts(2)
-	q := fmt.Sprintf(`SELECT min(rowid), max(rowid) FROM %s`, x.Schema.Name(table))
+	// Two sub-selects: SQLite answers a lone min() or max() of the rowid
+	// from the B-tree's ends, but scans the table for both in one SELECT.
+	q := fmt.Sprintf(`SELECT (SELECT min(rowid) FROM %[1]s), (SELECT max(rowid) FROM %[1]s)`, x.Schema.Name(table))
 	if _, err := x.scanRows(ctx, "sizing "+table, q, dest, func() error { return nil }); err != nil {
 		return nil, err
 	}
