@@ -117,3 +117,10 @@ func BenchmarkInventorySyncHeavy(b *testing.B) { benchInventory(b, leanFixture) 
 func BenchmarkInventoryKernelHeavy(b *testing.B) {
 	benchInventory(b, filepath.Join(corpusDir, "cupy-gtls_rtx3060_nsys2023.1.sqlite"))
 }
+
+// BenchmarkInventoryTraining: a PyTorch training loop of the corpus
+// (pytorch-aiprofiler-train-baseline: 159 syncs in 9.3k kernels) replicated
+// likewise; the shape of a nightly training trace.
+func BenchmarkInventoryTraining(b *testing.B) {
+	benchInventory(b, filepath.Join(corpusDir, "pytorch-aiprofiler-train-baseline_reexport2025.3.sqlite"))
+}
