@@ -5,7 +5,9 @@
 // (BuildPlan): per host thread, the recorded API calls in order with the
 // recorded host time between them; per recorded stream, a real stream on
 // which every recorded GPU op becomes the spin kernel (spin.cu) running
-// for the op's recorded duration, or a real copy for host-device copies;
+// for the op's recorded duration, launched to hold the share of the GPU
+// the recorded kernel held (occupancy.go), or a real copy for host-device
+// copies;
 // the recorded cross-stream waits as events; and the recorded syncs as
 // real cuStreamSynchronize, cuEventSynchronize and cuCtxSynchronize calls.
 // It runs the region once as recorded and once without each site's syncs
