@@ -4,6 +4,12 @@ BIN     ?= bin/nsyssync
 DEMO    ?= fixtures/syncs_backtrace.sqlite
 BENCHGB ?= 1
 
+# go-nvml's C header marks calls that CUDA 13 deprecated; nsyssync does not
+# call them, but cgo compiles a wrapper for each, and every fresh build
+# would print a page of warnings. Go's default flags, less those warnings.
+CGO_CFLAGS ?= -O2 -g -Wno-deprecated-declarations
+export CGO_CFLAGS
+
 .PHONY: build test race demo bench lint fmt-check vet clean check-html examples golden ptx gpu-test gpu-test-build
 
 build:
