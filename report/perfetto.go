@@ -35,13 +35,15 @@ type chromeEvent struct {
 	Args map[string]any `json:"args,omitempty"`
 }
 
-// usec formats nanoseconds as microseconds with nanosecond precision.
+// usec formats nanoseconds as microseconds with nanosecond precision. The
+// magnitude is taken in uint64, where -math.MinInt64 exists: a fuzzed
+// export with a call at the start of time once gave "--9223372036854775.-808".
 func usec(ns int64) json.Number {
-	sign := ""
+	sign, abs := "", uint64(ns)
 	if ns < 0 {
-		sign, ns = "-", -ns
+		sign, abs = "-", -abs
 	}
-	return json.Number(fmt.Sprintf("%s%d.%03d", sign, ns/1000, ns%1000))
+	return json.Number(fmt.Sprintf("%s%d.%03d", sign, abs/1000, abs%1000))
 }
 
 // WritePerfetto writes a Chrome-trace JSON of the analysed region, to open

@@ -34,6 +34,10 @@ func runAnalyze(cmd *cobra.Command, args []string, opt analyzeOptions, allow *re
 		}
 		gate, err := analyzeOne(ctx, path, opt, allow, out, view, prog)
 		prog.clear()
+		if ctx.Err() != nil {
+			out.abort()
+			return interrupted(stderr, "while analysing %s", path)
+		}
 		if err != nil {
 			fmt.Fprintf(stderr, "nsyssync: %v\n", err)
 			failed++
@@ -43,10 +47,6 @@ func runAnalyze(cmd *cobra.Command, args []string, opt analyzeOptions, allow *re
 		if gate != nil {
 			fmt.Fprintf(stderr, "nsyssync: %s: %s\n", path, gate)
 			gateFailed = gateFailed || gate.Failed
-		}
-		if ctx.Err() != nil {
-			out.abort()
-			return &exitErr{code: exitError}
 		}
 	}
 	if written == 0 {

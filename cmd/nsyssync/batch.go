@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -130,18 +129,25 @@ func runBatch(ctx context.Context, args []string, opt batchOptions, shard triage
 	if err != nil {
 		return err
 	}
-	rec, err := startRecording(ctx, opt, shard)
-	if err != nil {
+	done := 0 // emit runs on this goroutine, one result at a time
+	// fail drops the output and prints the one line that says why.
+	fail := func(err error) error {
 		out.abort()
+		if ctx.Err() != nil {
+			return interrupted(stderr, "after %d of %d exports", done, len(inputs))
+		}
 		fmt.Fprintf(stderr, "nsyssync: %v\n", err)
 		return &exitErr{code: exitError}
+	}
+	rec, err := startRecording(ctx, opt, shard)
+	if err != nil {
+		return fail(err)
 	}
 	defer rec.close()
 
 	prog := newProgress(stderr)
 	defer prog.clear()
 	summary := triage.NewSummary()
-	done := 0 // emit runs on this goroutine, one result at a time
 	emit := func(r triage.Result) error {
 		done++
 		prog.set(fmt.Sprintf("analysed %d of %d exports", done, len(inputs)))
@@ -169,19 +175,11 @@ func runBatch(ctx context.Context, args []string, opt batchOptions, shard triage
 	}
 	err = triage.Batch(ctx, inputs, bopt, emit)
 	prog.clear()
-	if err != nil {
-		out.abort()
-		if errors.Is(err, context.Canceled) {
-			fmt.Fprintf(stderr, "nsyssync: interrupted after %d of %d exports\n", done, len(inputs))
-		} else {
-			fmt.Fprintf(stderr, "nsyssync: %v\n", err)
-		}
-		return &exitErr{code: exitError}
+	if err == nil {
+		err = rec.finish(ctx)
 	}
-	if err := rec.finish(ctx); err != nil {
-		out.abort()
-		fmt.Fprintf(stderr, "nsyssync: %v\n", err)
-		return &exitErr{code: exitError}
+	if err != nil {
+		return fail(err)
 	}
 	rep := summary.Report(opt.top)
 	switch opt.format {

@@ -97,6 +97,9 @@ func (o *diffOptions) validate() error {
 
 func runDiff(ctx context.Context, args []string, opt diffOptions, stdout, stderr io.Writer) error {
 	fail := func(err error) error {
+		if ctx.Err() != nil {
+			return interrupted(stderr, "while comparing %s and %s", args[0], args[1])
+		}
 		fmt.Fprintf(stderr, "nsyssync: %v\n", err)
 		return &exitErr{code: exitError}
 	}

@@ -50,6 +50,9 @@ says why; the advice is still printed); 2 bad flags or arguments.`,
 				prog.set("reading " + path)
 				d, err := diagnose(cmd.Context(), path)
 				prog.clear()
+				if cmd.Context().Err() != nil {
+					return interrupted(stderr, "while reading %s", path)
+				}
 				if err != nil {
 					fmt.Fprintf(stderr, "nsyssync: %v\n", err)
 					failed++
@@ -61,9 +64,6 @@ says why; the advice is still printed); 2 bad flags or arguments.`,
 				}
 				if err != nil {
 					return err
-				}
-				if cmd.Context().Err() != nil {
-					return &exitErr{code: exitError}
 				}
 			}
 			if failed > 0 {

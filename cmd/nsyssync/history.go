@@ -64,6 +64,9 @@ it; 2 bad flags or arguments.`,
 				return fmt.Errorf("give one of SITE, --top N or --runs")
 			}
 			err := runHistory(cmd.Context(), args, opt, stdout)
+			if err != nil && cmd.Context().Err() != nil {
+				return interrupted(stderr, "while reading %s", opt.db)
+			}
 			if err != nil {
 				fmt.Fprintf(stderr, "nsyssync: %v\n", err)
 				return &exitErr{code: exitError}

@@ -40,6 +40,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
+// interrupted prints the one line that says the run was interrupted (Ctrl-C
+// cancels the context through signal.NotifyContext) and what it was doing,
+// in place of the error the interruption caused, and returns exit 1.
+func interrupted(stderr io.Writer, format string, args ...any) error {
+	fmt.Fprintf(stderr, "nsyssync: interrupted %s\n", fmt.Sprintf(format, args...))
+	return &exitErr{code: exitError}
+}
+
 // exitErr carries a non-zero exit code once the errors were printed.
 type exitErr struct{ code int }
 

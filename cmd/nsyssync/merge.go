@@ -57,6 +57,9 @@ Exit codes: 0 merged; 1 an input could not be read or the output written;
 			} else {
 				st, err = mergeLines(cmd.Context(), args, opt, stdout)
 			}
+			if err != nil && cmd.Context().Err() != nil {
+				return interrupted(stderr, "while merging %d files", len(args))
+			}
 			if err != nil {
 				fmt.Fprintf(stderr, "nsyssync: %v\n", err)
 				return &exitErr{code: exitError}
