@@ -43,9 +43,35 @@ type runner struct {
 	// occupancy chooses how (the zero value: recorded footprints).
 	lim       smLimits
 	occupancy occupancyModel
-	// launches: the current plan's Shapes as spin launches.
+	// footprintOverNs: per spin launch, the per-op overhead of back-to-back
+	// spins of that launch measured on this device (a launch not in it, or
+	// overhead occOneWarpOverhead: the model's one-warp SpinOverheadNs).
+	footprintOverNs map[spinLaunch]int64
+	overhead        overheadModel
+	// graphs chooses how recorded graph launches are replayed (the zero
+	// value: as graphs).
+	graphs graphModel
+	// launches and overNs: the current plan's Shapes as spin launches,
+	// and the per-op overhead charged to each.
 	launches []spinLaunch
+	overNs   []int64
+	// probe, when set, notes when each action ran and stamps its first
+	// GPU op (diagnostic replays in tests).
+	probe *probe
 }
+
+// graphModel chooses how a recorded graph launch is replayed.
+type graphModel uint8
+
+const (
+	// graphLaunch: a launch of a graph of one spin for the graph's
+	// recorded duration; the driver and GPU add what a graph launch costs.
+	graphLaunch graphModel = iota
+	// graphAsSpin: one spin launched like a kernel (the replay before).
+	graphAsSpin
+)
+
+func (m graphModel) String() string { return [...]string{"graph of one spin", "spin kernel"}[m] }
 
 func (r *runner) now() int64 { return int64(time.Since(r.base)) }
 
@@ -69,15 +95,17 @@ func (r *runner) spinUntil(t int64) {
 	}
 }
 
-// spinNs is the spin asked for a recorded op of ns: a chain of replayed
-// ops then takes, per op, what the recorded chain took (the recorded
-// dispatch gap plus the op), and a lone op about its recorded duration.
-func spinNs(ns int64, p *Plan, m DeviceModel) int64 {
+// spinNs is the spin asked for a recorded op of ns, when back-to-back
+// spins of its launch take overNs each beyond what they are asked: a
+// chain of replayed ops then takes, per op, what the recorded chain took
+// (the recorded dispatch gap plus the op), and a lone op about its
+// recorded duration.
+func spinNs(ns int64, p *Plan, overNs int64) int64 {
 	gap := p.DispatchGapNs
 	if gap <= 0 {
 		gap = defaultDispatchGapNs
 	}
-	return max(ns-(m.SpinOverheadNs-gap), 0)
+	return max(ns-(overNs-gap), 0)
 }
 
 // run replays every interval of the plan and returns the summed replayed
@@ -134,7 +162,7 @@ func (r *runner) runInterval(ctx context.Context, p *Plan, iv *IntervalPlan) (in
 		if err != nil {
 			break
 		}
-		if err = r.sess.spin(int(w.Stream), spinNs(w.Ns, p, r.model), oneWarp, -1); err != nil {
+		if err = r.sess.spin(int(w.Stream), spinNs(w.Ns, p, r.model.SpinOverheadNs), oneWarp, -1); err != nil {
 			err = fmt.Errorf("launching the %s on stream %d: %w", w.Op, w.Stream, err)
 		}
 	}
@@ -233,13 +261,25 @@ func (ir *intervalRun) actions(ctx context.Context, th int, t0 int64) (int64, er
 func (ir *intervalRun) do(tp *ThreadPlan, a *Action, start int64) (int64, error) {
 	r := ir.r
 	s := r.sess
-	for _, w := range tp.Work[a.WorkLo:a.WorkHi] {
+	work := tp.Work[a.WorkLo:a.WorkHi]
+	stamp := -1 // a diagnostic replay stamps each action's first GPU op
+	if len(work) > 0 && work[0].Kind != WorkCopy {
+		stamp = r.probe.slot()
+	}
+	for k, w := range work {
 		var err error
-		if w.Kind == WorkCopy {
+		st := stamp
+		if k > 0 {
+			st = -1
+		}
+		switch {
+		case w.Kind == WorkCopy:
 			err = s.copy(int(w.Stream), w.Dir, w.Bytes)
-		} else {
+		case w.Kind == WorkGraph && r.graphs == graphLaunch:
+			err = s.graph(int(w.Stream), w.Ns, st)
+		default:
 			ns, l := r.spinFor(&w, ir.p)
-			err = s.spin(int(w.Stream), ns, l, -1)
+			err = s.spin(int(w.Stream), ns, l, st)
 		}
 		if err != nil {
 			return 0, fmt.Errorf("%s (correlation id %d): op %q on stream %d: %w", a.Name, a.Corr, w.Op, w.Stream, err)
@@ -274,5 +314,6 @@ func (ir *intervalRun) do(tp *ThreadPlan, a *Action, start int64) (int64, error)
 		end = max(end, ret+a.Tail-r.model.WakeNs)
 	}
 	r.spinUntil(end)
+	r.probe.note(a, work, stamp, start, ret, end)
 	return end, nil
 }

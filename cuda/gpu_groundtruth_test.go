@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -45,6 +46,13 @@ type gtRow struct {
 	Within     bool    `json:"within_target"`
 	RawWithin  bool    `json:"raw_within_target"`
 	RecordedNs int64   `json:"recorded_ns"`
+	// Medians of the rounds: the recording replayed, the baseline (the
+	// profiler's overhead taken off) and the replay without the sites;
+	// BaselineNs is the region's duration the saving is a fraction of.
+	UnchangedNs      int64 `json:"unchanged_ns"`
+	BaselineReplayNs int64 `json:"baseline_replay_ns"`
+	WithoutNs        int64 `json:"without_ns"`
+	BaselineNs       int64 `json:"baseline_ns"`
 }
 
 // withinTarget: within 2 percentage points or 20% of the measured saving,
@@ -57,22 +65,39 @@ func withinTarget(got, measured float64) bool {
 // overhead (estimate.DefaultCalibration, docs/estimator.md).
 const gtProfilerOverheadNs = 3_700
 
-// occupancyModels name the occupancy models for NSYSSYNC_OCCUPANCY.
-var occupancyModels = map[string]occupancyModel{"recorded": occRecorded, "footprint": occFootprint, "one-warp": occOneWarp}
+// The models TestGPUGroundTruth compares, by environment variable: how
+// spins are shaped (NSYSSYNC_OCCUPANCY), the per-op overhead they are
+// charged (NSYSSYNC_SPIN_OVERHEAD), how graph launches are replayed
+// (NSYSSYNC_GRAPHS). The first name of each is the replay's.
+var testModels = []struct {
+	env   string
+	names []string
+	set   func(o *ReplayOptions, i int)
+}{
+	{"NSYSSYNC_OCCUPANCY", []string{"recorded", "footprint", "one-warp"}, func(o *ReplayOptions, i int) { o.occupancy = occupancyModel(i) }},
+	{"NSYSSYNC_SPIN_OVERHEAD", []string{"footprint", "one-warp"}, func(o *ReplayOptions, i int) { o.overhead = overheadModel(i) }},
+	{"NSYSSYNC_GRAPHS", []string{"graph", "spin"}, func(o *ReplayOptions, i int) { o.graphs = graphModel(i) }},
+}
 
-// testOccupancy is the occupancy model NSYSSYNC_OCCUPANCY names (default:
-// recorded), and the suffix of the files the test keeps ("" for the
-// default).
-func testOccupancy(t *testing.T) (occupancyModel, string) {
-	name := os.Getenv("NSYSSYNC_OCCUPANCY")
-	if name == "" || name == "recorded" {
-		return occRecorded, ""
+// testReplayModels returns the replay options the environment chooses,
+// and the suffix of the files the test keeps ("" for the replay's own
+// models; "_occupancy-one-warp" for NSYSSYNC_OCCUPANCY=one-warp, and so on).
+func testReplayModels(t *testing.T) (ReplayOptions, string) {
+	var o ReplayOptions
+	suffix := ""
+	for _, m := range testModels {
+		name := os.Getenv(m.env)
+		i := slices.Index(m.names, name)
+		switch {
+		case name == "" || i == 0:
+		case i < 0:
+			t.Fatalf("%s=%q: want one of %s", m.env, name, strings.Join(m.names, ", "))
+		default:
+			m.set(&o, i)
+			suffix += "_" + strings.ToLower(strings.TrimPrefix(m.env, "NSYSSYNC_")) + "-" + name
+		}
 	}
-	m, ok := occupancyModels[name]
-	if !ok {
-		t.Fatalf("NSYSSYNC_OCCUPANCY=%q: want recorded, footprint or one-warp", name)
-	}
-	return m, "_" + name
+	return o, suffix
 }
 
 // TestGPUGroundTruth replays every ground-truth scenario as recorded and
@@ -81,8 +106,8 @@ func testOccupancy(t *testing.T) (occupancyModel, string) {
 // shaped, to compare the models.
 func TestGPUGroundTruth(t *testing.T) {
 	d := openTestGPU(t)
-	occ, suffix := testOccupancy(t)
-	t.Logf("occupancy: %s", occ)
+	models, suffix := testReplayModels(t)
+	t.Logf("occupancy: %s; spin overhead: %s; graph launches: %s", models.occupancy, models.overhead, models.graphs)
 	files, err := filepath.Glob("../fixtures/gt_*.truth.json")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no ground-truth files: %v", err)
@@ -106,11 +131,14 @@ func TestGPUGroundTruth(t *testing.T) {
 			}
 			groups = append(groups, g)
 		}
-		res, err := d.ReplayTimeline(context.Background(), f.tl, f.t, groups, ReplayOptions{Repeat: 10, ProfilerOverheadNs: gtProfilerOverheadNs, occupancy: occ})
+		opt := models
+		opt.Repeat, opt.ProfilerOverheadNs = 10, gtProfilerOverheadNs
+		res, err := d.ReplayTimeline(context.Background(), f.tl, f.t, groups, opt)
 		if err != nil {
 			t.Fatalf("%s: %v", tf.Scenario, err)
 		}
-		raw, err := d.ReplayTimeline(context.Background(), f.tl, f.t, groups, ReplayOptions{Repeat: 10, occupancy: occ})
+		opt.ProfilerOverheadNs = 0
+		raw, err := d.ReplayTimeline(context.Background(), f.tl, f.t, groups, opt)
 		if err != nil {
 			t.Fatalf("%s: %v", tf.Scenario, err)
 		}
@@ -119,7 +147,11 @@ func TestGPUGroundTruth(t *testing.T) {
 			row := gtRow{Scenario: tf.Scenario, Variant: v.Variant, Kernels: tf.Kernels, Streams: tf.Streams, Measured: v.Measured,
 				PassMin: v.Measured, PassMax: v.Measured, Replayed: s.SavedFraction,
 				RangeLo: float64(s.SavedMinNs) / float64(res.BaselineNs), RangeHi: float64(s.SavedMaxNs) / float64(res.BaselineNs),
-				Raw: r.SavedFraction, SelfCheck: raw.SelfCheckError, RecordedNs: res.RecordedNs}
+				Raw: r.SavedFraction, SelfCheck: raw.SelfCheckError, RecordedNs: res.RecordedNs,
+				UnchangedNs: raw.Unchanged.MedianNs, BaselineNs: res.BaselineNs, WithoutNs: s.Without.MedianNs}
+			if res.Baseline != nil {
+				row.BaselineReplayNs = res.Baseline.MedianNs
+			}
 			if v.PassMin != nil && v.PassMax != nil {
 				row.PassMin, row.PassMax = *v.PassMin, *v.PassMax
 			}
@@ -129,7 +161,8 @@ func TestGPUGroundTruth(t *testing.T) {
 	}
 	table := groundTruthTable(rows)
 	t.Logf("\n%s", table)
-	writeOut(t, "replay_groundtruth"+suffix+".json", map[string]any{"gpu": d.Identity(), "model": d.model, "occupancy": occ.String(), "rows": rows})
+	writeOut(t, "replay_groundtruth"+suffix+".json", map[string]any{"gpu": d.Identity(), "model": d.model, "occupancy": models.occupancy.String(),
+		"spin_overhead": models.overhead.String(), "graph_launches": models.graphs.String(), "footprint_overheads": footprintTable(d), "rows": rows})
 	if dir := os.Getenv("NSYSSYNC_GPU_OUT"); dir != "" {
 		if err := os.WriteFile(filepath.Join(dir, "replay_table"+suffix+".md"), []byte(table), 0o644); err != nil {
 			t.Fatal(err)
@@ -175,4 +208,17 @@ func groundTruthTable(rows []gtRow) string {
 	fmt.Fprintf(&b, "\n%d of %d replayed savings within target (%.0f%%); without the profiler correction %d of %d.\n",
 		within, len(rows), 100*float64(within)/float64(max(len(rows), 1)), rawWithin, len(rows))
 	return b.String()
+}
+
+// footprintTable lists the per-op overheads the device measured for the
+// footprints it replayed.
+func footprintTable(d *Device) []map[string]int64 {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	var out []map[string]int64
+	for l, ns := range d.overNs {
+		out = append(out, map[string]int64{"grid": int64(l.grid), "block": int64(l.block), "shared": int64(l.shared), "overhead_ns": ns})
+	}
+	slices.SortFunc(out, func(a, b map[string]int64) int { return int(a["overhead_ns"] - b["overhead_ns"]) })
+	return out
 }

@@ -145,28 +145,70 @@ func (m occupancyModel) String() string {
 	return [...]string{"recorded footprint, cover wait left out", "recorded footprint", "one warp"}[m]
 }
 
-// prepare turns the plan's footprints into this GPU's spin launches.
+// overheadModel chooses the per-op overhead a spin is charged (measured
+// against each other in TestGPUGroundTruth).
+type overheadModel uint8
+
+const (
+	// overFootprint: what back-to-back spins of the op's own launch took
+	// beyond what they were asked, measured on this device.
+	overFootprint overheadModel = iota
+	// overOneWarp: one warp's, for every spin (the replay before).
+	overOneWarp
+)
+
+func (m overheadModel) String() string {
+	return [...]string{"measured per footprint", "one warp's"}[m]
+}
+
+// prepare turns the plan's footprints into this GPU's spin launches and
+// the per-op overhead each is charged.
 func (r *runner) prepare(p *Plan) {
-	r.launches = r.launches[:0]
+	r.launches, r.overNs = r.launches[:0], r.overNs[:0]
 	for _, s := range p.Shapes {
 		l := oneWarp
 		if r.occupancy != occOneWarp {
 			l = r.lim.launch(s)
 		}
+		over, ok := r.footprintOverNs[l]
+		if !ok || r.overhead == overOneWarp || l == oneWarp {
+			over = r.model.SpinOverheadNs
+		}
 		r.launches = append(r.launches, l)
+		r.overNs = append(r.overNs, over)
 	}
 }
 
 // spinFor is the spin that stands in for w: its launch, and the time it
-// is asked for (spinNs of the recorded duration, less the wait for a
-// covering kernel that leaves no room for it).
+// is asked for (spinNs of the recorded duration with its launch's
+// overhead, less the wait for a covering kernel that leaves no room for
+// it).
 func (r *runner) spinFor(w *Work, p *Plan) (int64, spinLaunch) {
 	if w.Shape <= 0 || int(w.Shape) >= len(r.launches) {
-		return spinNs(w.Ns, p, r.model), oneWarp
+		return spinNs(w.Ns, p, r.model.SpinOverheadNs), oneWarp
 	}
 	l, ns := r.launches[w.Shape], w.Ns
 	if r.occupancy == occRecorded && w.Cover > 0 && int(w.Cover) < len(r.launches) && r.lim.blocks(r.launches[w.Cover], l) {
 		ns -= w.CoverNs
 	}
-	return spinNs(ns, p, r.model), l
+	return spinNs(ns, p, r.overNs[w.Shape]), l
+}
+
+// footprintLaunches returns the spin launches other than one warp that
+// the plans' footprints take under an occupancy model, once each.
+func footprintLaunches(lim smLimits, occ occupancyModel, plans []*Plan) []spinLaunch {
+	if occ == occOneWarp {
+		return nil
+	}
+	seen := map[spinLaunch]bool{oneWarp: true}
+	var out []spinLaunch
+	for _, p := range plans {
+		for _, s := range p.Shapes {
+			if l := lim.launch(s); !seen[l] {
+				seen[l] = true
+				out = append(out, l)
+			}
+		}
+	}
+	return out
 }

@@ -123,7 +123,7 @@ func TestPlanFootprints(t *testing.T) {
 				}
 				if ns, l := r.spinFor(w, p); l != r.launches[w.Shape] {
 					t.Errorf("%s: launch %+v, want the footprint's %+v", w.Op, l, r.launches[w.Shape])
-				} else if ns < spinNs(w.Ns, p, r.model) {
+				} else if ns < spinNs(w.Ns, p, r.model.SpinOverheadNs) {
 					trimmed++
 				}
 			}
@@ -147,7 +147,7 @@ func TestPlanFootprints(t *testing.T) {
 				if m == occOneWarp {
 					want = oneWarp
 				}
-				if ns != spinNs(w.Ns, p, r.model) || l != want {
+				if ns != spinNs(w.Ns, p, r.model.SpinOverheadNs) || l != want {
 					t.Fatalf("%s: %s asked %d ns (recorded %d) as %+v", m, w.Op, ns, w.Ns, l)
 				}
 			}
@@ -167,5 +167,44 @@ func TestPlanFootprints(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestSpinOverheadByFootprint: a spin is charged the per-op overhead
+// measured for its own launch, one warp's where none was measured, under
+// the one-warp overhead model, and for spins without a footprint.
+func TestSpinOverheadByFootprint(t *testing.T) {
+	p := &Plan{Shapes: []Shape{{}, bigElem, gemmShape}, DispatchGapNs: 1_500}
+	big := h100Limits.launch(bigElem)
+	measured := map[spinLaunch]int64{big: 3_800, oneWarp: 9_999}
+	const oneWarpOver = 2_100
+	for _, tc := range []struct {
+		name     string
+		occ      occupancyModel
+		over     overheadModel
+		shape    int32
+		wantOver int64
+	}{
+		{"measured footprint", occRecorded, overFootprint, 1, 3_800},
+		{"footprint not measured", occRecorded, overFootprint, 2, oneWarpOver},
+		{"no footprint", occRecorded, overFootprint, 0, oneWarpOver},
+		{"one-warp overhead model", occRecorded, overOneWarp, 1, oneWarpOver},
+		{"one-warp occupancy", occOneWarp, overFootprint, 1, oneWarpOver},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := &runner{lim: h100Limits, occupancy: tc.occ, overhead: tc.over, footprintOverNs: measured,
+				model: DeviceModel{SpinOverheadNs: oneWarpOver}}
+			r.prepare(p)
+			w := Work{Kind: WorkSpin, Ns: 50_000, Shape: tc.shape}
+			if ns, _ := r.spinFor(&w, p); ns != 50_000-(tc.wantOver-1_500) {
+				t.Errorf("asked %d ns, want %d (overhead %d, recorded gap 1500)", ns, 50_000-(tc.wantOver-1_500), tc.wantOver)
+			}
+		})
+	}
+	if got := footprintLaunches(h100Limits, occRecorded, []*Plan{p, p}); len(got) != 2 || got[0] != big {
+		t.Errorf("launches to measure %+v: want the two footprints once each", got)
+	}
+	if got := footprintLaunches(h100Limits, occOneWarp, []*Plan{p}); got != nil {
+		t.Errorf("one-warp occupancy: launches to measure %+v, want none", got)
 	}
 }

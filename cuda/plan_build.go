@@ -138,9 +138,10 @@ func (b *planBuilder) stream(pid, id int64) int32 {
 }
 
 // work turns recorded op oi into replay work: host-device copies are
-// copied for real (up to the copy cap, the rest of their time spun),
-// everything else is spun for its recorded duration, a kernel with its
-// recorded footprint.
+// copied for real (up to the copy cap, the rest of their time spun), a
+// graph launch is a graph launch (of one spin, for the graph's recorded
+// duration: first node's start to last node's end), everything else is
+// spun for its recorded duration, a kernel with its recorded footprint.
 func (b *planBuilder) work(oi int) []Work {
 	op := &b.ops[oi]
 	st := b.stream(op.GlobalPid, op.Stream)
@@ -152,6 +153,9 @@ func (b *planBuilder) work(oi int) []Work {
 		dir = dirDtoH
 	case strings.HasSuffix(op.Name, "HtoD"):
 		dir = dirHtoD
+	}
+	if op.Kind == trace.OpGraph {
+		return []Work{{Kind: WorkGraph, Stream: st, Ns: dur, Op: opLabel(op)}}
 	}
 	if dir == 0 {
 		w := Work{Kind: WorkSpin, Stream: st, Ns: dur, Op: opLabel(op), Shape: b.shapeIndex(op)}

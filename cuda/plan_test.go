@@ -85,10 +85,13 @@ func TestPlanReplaysEveryCallOpAndSync(t *testing.T) {
 				t.Fatal(err)
 			}
 			calls := f.regionCalls()
-			wantOps := 0
+			wantOps, wantGraphs := 0, 0
 			for _, op := range f.tl.Ops {
 				if _, ok := calls[callKey{op.GlobalPid, op.CorrelationID}]; ok && op.CorrelationID != 0 {
 					wantOps++
+					if op.Kind == trace.OpGraph {
+						wantGraphs++
+					}
 				}
 			}
 			wantBlocking := 0
@@ -102,8 +105,11 @@ func TestPlanReplaysEveryCallOpAndSync(t *testing.T) {
 			if p.Counts.Actions != len(calls) {
 				t.Errorf("%d actions, want one per region call: %d", p.Counts.Actions, len(calls))
 			}
-			if got := p.Counts.Spins + p.Counts.Copies; got < wantOps {
+			if got := p.Counts.Spins + p.Counts.Copies + p.Counts.Graphs; got < wantOps {
 				t.Errorf("%d ops replayed, want at least the %d launched in the region", got, wantOps)
+			}
+			if p.Counts.Graphs != wantGraphs {
+				t.Errorf("%d graph launches replayed, want the %d launched in the region", p.Counts.Graphs, wantGraphs)
 			}
 			if p.Counts.Blocking != wantBlocking {
 				t.Errorf("%d blocking actions, want %d (the inventory's blocking calls)", p.Counts.Blocking, wantBlocking)

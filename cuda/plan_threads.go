@@ -173,9 +173,12 @@ func (w *threadWriter) addWork(a *Action, ci int) {
 	for _, oi := range b.opsOf[ci] {
 		for _, wk := range b.work(oi) {
 			w.tp.Work = append(w.tp.Work, wk)
-			if wk.Kind == WorkCopy {
+			switch wk.Kind {
+			case WorkCopy:
 				w.st.counts.Copies++
-			} else {
+			case WorkGraph:
+				w.st.counts.Graphs++
+			default:
 				w.st.counts.Spins++
 			}
 		}

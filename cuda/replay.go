@@ -30,8 +30,12 @@ type ReplayOptions struct {
 	// MaxWall bounds the replay's expected wall time (the recorded time ×
 	// plans × rounds); zero: 2 minutes.
 	MaxWall time.Duration
-	// occupancy shapes the spins (tests compare the models).
+	// occupancy shapes the spins, overhead chooses the per-op overhead
+	// they are charged, graphs how graph launches are replayed (tests
+	// compare the models; the zero values are the replay's).
 	occupancy occupancyModel
+	overhead  overheadModel
+	graphs    graphModel
 }
 
 func (o ReplayOptions) withDefaults() ReplayOptions {
@@ -165,12 +169,19 @@ func (d *Device) ReplayTimeline(ctx context.Context, tl *trace.Timeline, t *trac
 		spec.streams = max(spec.streams, len(p.Streams))
 		spec.events = max(spec.events, p.Events)
 		spec.copyBytes = max(spec.copyBytes, p.CopyBytes)
+		spec.graphs = spec.graphs || (p.Counts.Graphs > 0 && opt.graphs == graphLaunch)
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	if opt.overhead == overFootprint {
+		if err := d.measureFootprints(footprintLaunches(d.lim, opt.occupancy, plans)); err != nil {
+			return nil, fmt.Errorf("replaying %s on %s: %w", t.Path, d.id.Name, err)
+		}
+	}
 	runs := make([][]int64, len(plans))
 	err = d.withSession(spec, func(s session) error {
-		rn := &runner{sess: s, model: d.model, base: time.Now(), lim: d.lim, occupancy: opt.occupancy}
+		rn := &runner{sess: s, model: d.model, base: time.Now(), lim: d.lim, occupancy: opt.occupancy,
+			footprintOverNs: d.overNs, overhead: opt.overhead, graphs: opt.graphs}
 		if _, err := rn.run(ctx, base); err != nil { // warm-up
 			return fmt.Errorf("warm-up: %w", err)
 		}

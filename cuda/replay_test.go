@@ -31,7 +31,7 @@ func checkReleased(t *testing.T, g *fakeGPU) {
 // that every spin, copy, event op and sync of the plan reached the
 // driver, and that the replay took at least the host time the plan paces.
 func TestRunnerIssuesThePlan(t *testing.T) {
-	for _, name := range []string{"gt_item_tiny", "gt_twostream_event", "gt_mlp_train", "multiproc_lean", "gt_cpu_copy"} {
+	for _, name := range []string{"gt_item_tiny", "gt_twostream_event", "gt_mlp_train", "multiproc_lean", "gt_cpu_copy", "gt_graph_item"} {
 		t.Run(name, func(t *testing.T) {
 			f := loadFixture(t, name, "measured")
 			p, err := BuildPlan(f.tl, f.t, PlanOptions{})
@@ -39,7 +39,7 @@ func TestRunnerIssuesThePlan(t *testing.T) {
 				t.Fatal(err)
 			}
 			g := &fakeGPU{}
-			s, err := g.newSession(sessionSpec{streams: len(p.Streams), events: p.Events, copyBytes: p.CopyBytes})
+			s, err := g.newSession(sessionSpec{streams: len(p.Streams), events: p.Events, copyBytes: p.CopyBytes, graphs: p.Counts.Graphs > 0})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -56,9 +56,12 @@ func TestRunnerIssuesThePlan(t *testing.T) {
 				for th, tp := range iv.Threads {
 					var threadPaced int64
 					for _, w := range tp.Work {
-						if w.Kind == WorkCopy {
+						switch w.Kind {
+						case WorkCopy:
 							want["copy "+w.Dir.String()]++
-						} else {
+						case WorkGraph:
+							want["graph"]++
+						default:
 							want["spin"]++
 						}
 					}
@@ -153,6 +156,11 @@ func TestReplayFailedLaunch(t *testing.T) {
 	f := loadFixture(t, "gt_item_tiny", "measured")
 	g := &fakeGPU{}
 	d := fakeDevice(t, g)
+	// A first replay measures the footprints' overheads, so that the
+	// failure falls in the replay itself.
+	if _, err := d.ReplayTimeline(context.Background(), f.tl, f.t, nil, ReplayOptions{Repeat: 1}); err != nil {
+		t.Fatal(err)
+	}
 	g.mu.Lock()
 	g.failSpinAt = g.spins + 40
 	g.mu.Unlock()
@@ -199,4 +207,45 @@ func TestCalibrateOnFakeGPU(t *testing.T) {
 		t.Errorf("calibration %+v", c)
 	}
 	checkReleased(t, g)
+}
+
+// TestProbeOnFakeGPU: a diagnostic replay notes every action once, and
+// stamps the first GPU op of each action that launches one, graphs
+// included.
+func TestProbeOnFakeGPU(t *testing.T) {
+	f := loadFixture(t, "gt_graph_item", "measured")
+	p, err := BuildPlan(f.tl, f.t, PlanOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, gm := range []graphModel{graphLaunch, graphAsSpin} {
+		t.Run(gm.String(), func(t *testing.T) {
+			g := &fakeGPU{}
+			s, err := g.newSession(sessionSpec{streams: len(p.Streams), events: p.Events, copyBytes: p.CopyBytes, stamps: 64, graphs: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := &runner{sess: s, base: time.Now(), graphs: gm, probe: newProbe(64)}
+			if _, err := r.run(context.Background(), p); err != nil {
+				t.Fatal(err)
+			}
+			rows, stamped := r.probe.taken()
+			graphs := 0
+			for _, row := range rows {
+				if row.Kind != WorkGraph || row.Ops == 0 {
+					continue
+				}
+				graphs++
+				if st, end := s.stamp(row.Stamp); row.Stamp < 0 || end <= st || row.Start > row.Ret || row.Ret > row.End {
+					t.Errorf("graph action %+v: stamp %d to %d", row, st, end)
+				}
+			}
+			if len(rows) != p.Counts.Actions || graphs != p.Counts.Graphs || stamped != min(64, p.Counts.Graphs+p.Counts.Spins) {
+				t.Errorf("%d rows, %d graphs, %d stamped: want %d actions, %d graphs", len(rows), graphs, stamped, p.Counts.Actions, p.Counts.Graphs)
+			}
+			if n := g.counts()["graph"]; (gm == graphLaunch) != (n == p.Counts.Graphs) || (gm == graphAsSpin) != (n == 0) {
+				t.Errorf("%s: %d graph launches of %d", gm, n, p.Counts.Graphs)
+			}
+		})
+	}
 }
