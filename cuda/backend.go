@@ -25,9 +25,6 @@ type sessionSpec struct {
 	// stamps is the number of start/end stamp pairs in page-locked host
 	// memory that stamped spins write (0: none).
 	stamps int
-	// graphs: each stream gets a CUDA graph of one spin node, instantiated
-	// once, that graph launches it (recorded graph launches).
-	graphs bool
 }
 
 // copyDir is a replayed copy's direction.
@@ -56,10 +53,6 @@ type session interface {
 	// as l (oneWarp: one block of one warp); stamp >= 0 makes it write its
 	// start and end times to that stamp slot.
 	spin(stream int, ns int64, l spinLaunch, stamp int) error
-	// graph launches the stream's graph of one spin (one warp) for ns
-	// nanoseconds, as cuGraphLaunch (the session needs spec.graphs);
-	// stamp as for spin.
-	graph(stream int, ns int64, stamp int) error
 	// copy copies bytes between the device buffer and the page-locked
 	// host buffer on a stream.
 	copy(stream int, dir copyDir, bytes int64) error

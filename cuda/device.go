@@ -102,7 +102,7 @@ func (d *Device) withSession(spec sessionSpec, f func(s session) error) error {
 }
 
 // measureModel times a chain of back-to-back spins (the per-op overhead
-// beyond the durations asked for), the wake-up of a synchronize after a
+// beyond the durations asked for), a launch call, the wake-up of a synchronize after a
 // stamped spin, and the resolution of %globaltimer.
 func (d *Device) measureModel() (DeviceModel, error) {
 	var m DeviceModel
@@ -123,10 +123,31 @@ func (d *Device) measureModel() (DeviceModel, error) {
 		if m.SpinOverheadNs, err = chainOverhead(s, oneWarp, 100, 20_000); err != nil {
 			return err
 		}
+		if m.LaunchCallNs, err = idleLaunchCall(s, 30); err != nil {
+			return err
+		}
 		m.WakeNs, err = wakeUp(s, 15, 50_000)
 		return err
 	})
 	return m, err
+}
+
+// idleLaunchCall returns the median host time of trials launches of a
+// spin on an idle stream.
+func idleLaunchCall(s session, trials int) (int64, error) {
+	base := time.Now()
+	var calls []int64
+	for range trials {
+		t0 := time.Since(base)
+		if err := s.spin(0, 0, oneWarp, -1); err != nil {
+			return 0, err
+		}
+		calls = append(calls, int64(time.Since(base)-t0))
+		if err := s.syncStream(0); err != nil {
+			return 0, err
+		}
+	}
+	return median(calls), nil
 }
 
 // measureFootprints measures, for each launch not measured yet, the

@@ -148,7 +148,6 @@ type cudaSession struct {
 	pinned   unsafe.Pointer // page-locked copy buffer
 	stamps   unsafe.Pointer // page-locked stamp pairs
 	nStamps  int
-	graphs   []streamGraph // per stream, with spec.graphs
 	bytes    int64
 	released bool
 }
@@ -183,11 +182,6 @@ func (s *cudaSession) allocate(spec sessionSpec) error {
 		}
 		s.slots = slots
 		if err := d.check(C.nsd_mem_zero(d.c, s.slots, n), "cuMemsetD8"); err != nil {
-			return err
-		}
-	}
-	if spec.graphs {
-		if err := s.newGraphs(); err != nil {
 			return err
 		}
 	}
@@ -351,7 +345,6 @@ func (s *cudaSession) release() error {
 	if err == nil {
 		err = s.syncContext()
 	}
-	err = errors.Join(err, s.releaseGraphs())
 	for _, st := range s.streams {
 		err = errors.Join(err, d.check(C.nsd_stream_destroy(d.c, st), "cuStreamDestroy"))
 	}

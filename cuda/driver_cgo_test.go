@@ -31,7 +31,7 @@ func TestDriverThroughCgo(t *testing.T) {
 		t.Fatalf("the fake driver wrote no release log: %v", err)
 	}
 	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
-		if line != "streams=0 events=0 devmem=0 hostmem=0 graphs=0" {
+		if line != "streams=0 events=0 devmem=0 hostmem=0" {
 			t.Errorf("left allocated when the context was released: %s", line)
 		}
 	}
@@ -162,11 +162,6 @@ func TestDriverChild(t *testing.T) {
 	cp := loadFixture(t, "gt_cpu_copy", "measured")
 	if _, err := d.ReplayTimeline(context.Background(), cp.tl, cp.t, groundTruthGroups(cp), ReplayOptions{Repeat: 1}); err != nil {
 		t.Fatalf("replay with copies: %v", err)
-	}
-	// Graph launches, as graphs of one spin per stream.
-	gr := loadFixture(t, "gt_graph_item", "measured")
-	if _, err := d.ReplayTimeline(context.Background(), gr.tl, gr.t, groundTruthGroups(gr), ReplayOptions{Repeat: 1}); err != nil {
-		t.Fatalf("replay of graph launches: %v", err)
 	}
 	if _, err := d.Calibrate(context.Background(), 5); err != nil {
 		t.Fatalf("calibrate: %v", err)

@@ -117,25 +117,6 @@ func (s *fakeSession) spin(stream int, ns int64, l spinLaunch, stamp int) error 
 	return nil
 }
 
-// graph launches the stream's graph of one spin: a spin, counted apart.
-func (s *fakeSession) graph(stream int, ns int64, stamp int) error {
-	if err := s.checkStream(stream); err != nil {
-		return err
-	}
-	if !s.spec.graphs {
-		return fmt.Errorf("fake: graph launch on stream %d of a session without graphs", stream)
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.counts["graph"]++
-	if stamp >= 0 && stamp < len(s.stamps) {
-		start := uint64(s.virt[stream]) + 1
-		s.stamps[stamp] = [2]uint64{start, start + uint64(ns)}
-	}
-	s.virt[stream] += ns + 1_000
-	return nil
-}
-
 func (s *fakeSession) copy(stream int, dir copyDir, bytes int64) error {
 	if err := s.checkStream(stream); err != nil {
 		return err

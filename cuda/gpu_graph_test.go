@@ -182,30 +182,26 @@ func probeRounds(s session, r *runner, p *Plan, slots, rounds int) (graphStats, 
 		EndToSyncNs: median(toSync), QueuedGapNs: median(queued), StepNs: median(step), RegionNs: median(region)}, nil
 }
 
-// graphMicro times a graph of one spin against a spin kernel: idle launch
-// latency as the host sees it, the launch call, and per op of 50 queued
-// back to back, alone and each followed by a 4-byte device-to-host copy
-// (20 µs asked each; event-timed).
-type graphMicro struct {
-	Op          string `json:"op"`
-	LatencyNs   int64  `json:"latency_ns"`
-	CallNs      int64  `json:"call_ns"`
-	ChainNs     int64  `json:"chain_per_op_ns"`
-	CopyChainNs int64  `json:"chain_with_copy_per_op_ns"`
+// spinMicro times the spin kernel alone: idle launch latency as the host
+// sees it, the launch call, and per op of 50 queued back to back, alone
+// and each followed by a 4-byte device-to-host copy (20 µs asked each;
+// event-timed).
+type spinMicro struct {
+	LatencyNs   int64 `json:"latency_ns"`
+	CallNs      int64 `json:"call_ns"`
+	ChainNs     int64 `json:"chain_per_op_ns"`
+	CopyChainNs int64 `json:"chain_with_copy_per_op_ns"`
 }
 
-func measureGraphMicro(s session, base time.Time, graph bool) (graphMicro, error) {
-	name, launch := "spin kernel", func(ns int64, stamp int) error { return s.spin(0, ns, oneWarp, stamp) }
-	if graph {
-		name, launch = "graph of one spin", func(ns int64, stamp int) error { return s.graph(0, ns, stamp) }
-	}
+func measureSpinMicro(s session) (spinMicro, error) {
+	base := time.Now()
 	now := func() int64 { return int64(time.Since(base)) }
-	m := graphMicro{Op: name}
+	var m spinMicro
 	var lat, call []int64
 	for range 50 {
 		s.clearStamps()
 		t0 := now()
-		if err := launch(2_000, 0); err != nil {
+		if err := s.spin(0, 2_000, oneWarp, 0); err != nil {
 			return m, err
 		}
 		call = append(call, now()-t0)
@@ -225,12 +221,9 @@ func measureGraphMicro(s session, base time.Time, graph bool) (graphMicro, error
 	m.LatencyNs, m.CallNs = median(lat), median(call)
 	for _, withCopy := range []bool{false, true} {
 		const n, ns = 50, 20_000
-		if err := s.spin(0, 400_000, oneWarp, -1); err != nil {
-			return m, err
-		}
-		steps := []error{s.record(0, 0)}
+		steps := []error{s.spin(0, 400_000, oneWarp, -1), s.record(0, 0)}
 		for range n {
-			steps = append(steps, launch(ns, -1))
+			steps = append(steps, s.spin(0, ns, oneWarp, -1))
 			if withCopy {
 				steps = append(steps, s.copy(0, dirDtoH, 4))
 			}
@@ -243,11 +236,10 @@ func measureGraphMicro(s session, base time.Time, graph bool) (graphMicro, error
 		if err != nil {
 			return m, err
 		}
-		per := int64(el) / n
 		if withCopy {
-			m.CopyChainNs = per
+			m.CopyChainNs = int64(el) / n
 		} else {
-			m.ChainNs = per
+			m.ChainNs = int64(el) / n
 		}
 	}
 	return m, nil
@@ -257,8 +249,7 @@ func measureGraphMicro(s session, base time.Time, graph bool) (graphMicro, error
 // replayed against the recording: the launch latency, the graph's
 // duration, the time from its end to the next sync's return, and the
 // gap between graphs queued back to back once the sync is removed; for
-// graph launches replayed as graphs of one spin and as spin kernels. And
-// the two ops alone (graphMicro).
+// each launch model. And the spin kernel alone (spinMicro).
 func TestGPUGraphReplay(t *testing.T) {
 	d := openTestGPU(t)
 	f := loadFixture(t, "gt_graph_item", "measured")
@@ -272,20 +263,16 @@ func TestGPUGraphReplay(t *testing.T) {
 	}
 	rec := recordedGraphStats(f, base)
 	const slots = 512
-	out := map[string]any{"recorded": rec, "model": d.model}
 	replayed := map[string]graphStats{}
-	var micro []graphMicro
-	spec := sessionSpec{streams: len(base.Streams), events: max(base.Events, free.Events, 2), timing: true, copyBytes: max(base.CopyBytes, 4), stamps: slots, graphs: true}
+	var micro spinMicro
+	spec := sessionSpec{streams: len(base.Streams), events: max(base.Events, free.Events, 2), timing: true, copyBytes: max(base.CopyBytes, 4), stamps: slots}
 	err = d.withSession(spec, func(s session) error {
-		for _, g := range []bool{false, true} {
-			m, err := measureGraphMicro(s, time.Now(), g)
-			if err != nil {
-				return err
-			}
-			micro = append(micro, m)
+		var err error
+		if micro, err = measureSpinMicro(s); err != nil {
+			return err
 		}
-		for _, gm := range []graphModel{graphLaunch, graphAsSpin} {
-			r := &runner{sess: s, model: d.model, base: time.Now(), lim: d.lim, graphs: gm}
+		for _, lm := range []launchModel{launchAtEnd, launchAtStart} {
+			r := &runner{sess: s, model: d.model, base: time.Now(), lim: d.lim, launch: lm}
 			for _, pc := range []struct {
 				name string
 				p    *Plan
@@ -294,7 +281,7 @@ func TestGPUGraphReplay(t *testing.T) {
 				if err != nil {
 					return err
 				}
-				replayed[gm.String()+", "+pc.name] = st
+				replayed["launched "+lm.String()+", "+pc.name] = st
 			}
 		}
 		return nil
@@ -302,17 +289,14 @@ func TestGPUGraphReplay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out["replayed"], out["micro"] = replayed, micro
-	t.Logf("recorded:            %+v", rec)
+	t.Logf("recorded: %+v", rec)
 	for k, v := range replayed {
-		t.Logf("%-30s %+v", k+":", v)
+		t.Logf("%s: %+v", k, v)
 	}
-	for _, m := range micro {
-		t.Logf("%-18s idle launch latency %6d ns, call %5d ns; back to back %6d ns per op, with a copy each %6d ns (20 µs asked)",
-			m.Op, m.LatencyNs, m.CallNs, m.ChainNs, m.CopyChainNs)
-	}
-	writeOut(t, "graph_replay.json", out)
-	if st := replayed[graphLaunch.String()+", unchanged"]; st.Launches != rec.Launches || st.BodyNs < rec.BodyNs-1_000 || st.BodyNs > rec.BodyNs+1_000 {
-		t.Errorf("replayed graphs %+v: want the %d recorded launches, each within 1 µs of the recorded %d ns", st, rec.Launches, rec.BodyNs)
+	t.Logf("spin kernel: idle launch latency %d ns, call %d ns; back to back %d ns per op, with a copy each %d ns (20 µs asked)",
+		micro.LatencyNs, micro.CallNs, micro.ChainNs, micro.CopyChainNs)
+	writeOut(t, "graph_replay.json", map[string]any{"recorded": rec, "model": d.model, "replayed": replayed, "spin": micro})
+	if st := replayed["launched "+launchAtEnd.String()+", unchanged"]; st.Launches != rec.Launches || st.BodyNs < rec.BodyNs-2_000 || st.BodyNs > rec.BodyNs+1_000 {
+		t.Errorf("replayed graphs %+v: want the %d recorded launches, each within 2 µs of the recorded %d ns", st, rec.Launches, rec.BodyNs)
 	}
 }

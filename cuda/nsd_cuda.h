@@ -19,23 +19,6 @@ typedef struct CUfunc_st *CUfunction;
 typedef struct CUstream_st *CUstream;
 typedef struct CUevent_st *CUevent;
 typedef unsigned long long CUdeviceptr;
-typedef struct CUgraph_st *CUgraph;
-typedef struct CUgraphNode_st *CUgraphNode;
-typedef struct CUgraphExec_st *CUgraphExec;
-
-// CUDA_KERNEL_NODE_PARAMS_v2: the v1 struct (func to extra) and two
-// pointers the v1 calls do not read, left NULL (no CUkernel; the current
-// context), so that either version of the graph calls takes it.
-typedef struct {
-	CUfunction func;
-	unsigned int gridDimX, gridDimY, gridDimZ;
-	unsigned int blockDimX, blockDimY, blockDimZ;
-	unsigned int sharedMemBytes;
-	void **kernelParams;
-	void **extra;
-	void *kern;
-	CUcontext ctx;
-} nsd_kernel_node_params;
 
 typedef struct {
 	void *lib;
@@ -75,13 +58,6 @@ typedef struct {
 	CUresult (*cuMemcpyHtoDAsync)(CUdeviceptr, const void *, size_t, CUstream);
 	CUresult (*cuMemGetInfo)(size_t *, size_t *);
 	CUresult (*cuMemsetD8)(CUdeviceptr, unsigned char, size_t);
-	CUresult (*cuGraphCreate)(CUgraph *, unsigned int);
-	CUresult (*cuGraphAddKernelNode)(CUgraphNode *, CUgraph, const CUgraphNode *, size_t, const nsd_kernel_node_params *);
-	CUresult (*cuGraphInstantiateWithFlags)(CUgraphExec *, CUgraph, unsigned long long);
-	CUresult (*cuGraphExecKernelNodeSetParams)(CUgraphExec, CUgraphNode, const nsd_kernel_node_params *);
-	CUresult (*cuGraphLaunch)(CUgraphExec, CUstream);
-	CUresult (*cuGraphExecDestroy)(CUgraphExec);
-	CUresult (*cuGraphDestroy)(CUgraph);
 	CUresult (*cuGetErrorString)(CUresult, const char **);
 	CUresult (*cuGetErrorName)(CUresult, const char **);
 } nsd_cuda;
@@ -142,13 +118,6 @@ static inline int nsd_cuda_open(nsd_cuda *d, char *err, size_t errlen) {
 	NSD_SYM2(cuMemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2", "cuMemcpyHtoDAsync");
 	NSD_SYM2(cuMemGetInfo, "cuMemGetInfo_v2", "cuMemGetInfo");
 	NSD_SYM2(cuMemsetD8, "cuMemsetD8_v2", "cuMemsetD8");
-	NSD_SYM(cuGraphCreate, "cuGraphCreate");
-	NSD_SYM2(cuGraphAddKernelNode, "cuGraphAddKernelNode_v2", "cuGraphAddKernelNode");
-	NSD_SYM(cuGraphInstantiateWithFlags, "cuGraphInstantiateWithFlags");
-	NSD_SYM2(cuGraphExecKernelNodeSetParams, "cuGraphExecKernelNodeSetParams_v2", "cuGraphExecKernelNodeSetParams");
-	NSD_SYM(cuGraphLaunch, "cuGraphLaunch");
-	NSD_SYM(cuGraphExecDestroy, "cuGraphExecDestroy");
-	NSD_SYM(cuGraphDestroy, "cuGraphDestroy");
 	NSD_SYM(cuGetErrorString, "cuGetErrorString");
 	NSD_SYM(cuGetErrorName, "cuGetErrorName");
 #undef NSD_SYM2
@@ -214,47 +183,6 @@ static inline CUresult nsd_launch_probe(nsd_cuda *d, CUfunction f, CUstream s, u
 	void *args[2] = {&out, &reads};
 	return d->cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, s, args, NULL);
 }
-
-// nsd_spin_node fills p with spin(ns, stamps, slot) on one block of 32
-// threads; args must outlive the call that reads p.
-static inline void nsd_spin_node(nsd_kernel_node_params *p, CUfunction f, void **args) {
-	memset(p, 0, sizeof *p);
-	p->func = f;
-	p->gridDimX = p->gridDimY = p->gridDimZ = 1;
-	p->blockDimX = 32;
-	p->blockDimY = p->blockDimZ = 1;
-	p->kernelParams = args;
-}
-
-// nsd_graph_new makes a graph of one spin node (one warp) and
-// instantiates it.
-static inline CUresult nsd_graph_new(nsd_cuda *d, CUfunction f, CUgraph *g, CUgraphNode *n, CUgraphExec *x) {
-	unsigned long long ns = 0, stamps = 0, slot = 0;
-	void *args[3] = {&ns, &stamps, &slot};
-	nsd_kernel_node_params p;
-	nsd_spin_node(&p, f, args);
-	CUresult r = d->cuGraphCreate(g, 0);
-	if (r != 0) return r;
-	r = d->cuGraphAddKernelNode(n, *g, NULL, 0, &p);
-	if (r != 0) return r;
-	return d->cuGraphInstantiateWithFlags(x, *g, 0);
-}
-
-// nsd_graph_launch sets the spin node of x to spin(ns, stamps, 0) and
-// launches x on s: launches already queued keep their own arguments.
-static inline CUresult nsd_graph_launch(nsd_cuda *d, CUfunction f, CUgraphExec x, CUgraphNode n, CUstream s,
-                                 unsigned long long ns, unsigned long long stamps) {
-	unsigned long long slot = 0;
-	void *args[3] = {&ns, &stamps, &slot};
-	nsd_kernel_node_params p;
-	nsd_spin_node(&p, f, args);
-	CUresult r = d->cuGraphExecKernelNodeSetParams(x, n, &p);
-	if (r != 0) return r;
-	return d->cuGraphLaunch(x, s);
-}
-
-static inline CUresult nsd_graph_exec_destroy(nsd_cuda *d, CUgraphExec x) { return d->cuGraphExecDestroy(x); }
-static inline CUresult nsd_graph_destroy(nsd_cuda *d, CUgraph g) { return d->cuGraphDestroy(g); }
 
 static inline const char *nsd_error_text(nsd_cuda *d, CUresult r, int name) {
 	const char *s = NULL;

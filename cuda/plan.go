@@ -42,7 +42,7 @@ type Plan struct {
 type PlanCounts struct {
 	Actions  int `json:"actions"`   // host actions (recorded calls and rewrites)
 	Spins    int `json:"spins"`     // GPU ops replayed as spin kernels
-	Graphs   int `json:"graphs"`    // graph launches replayed as graphs of one spin
+	Graphs   int `json:"graphs"`    // graph launches replayed as spin kernels
 	Copies   int `json:"copies"`    // copies replayed as copies
 	Blocking int `json:"blocking"`  // actions that block the host
 	Rewrites int `json:"rewrites"`  // GPU-side orderings standing in for removed syncs
@@ -130,7 +130,7 @@ type WorkKind uint8
 const (
 	WorkSpin  WorkKind = iota // the spin kernel for Ns
 	WorkCopy                  // a real copy of Bytes in Dir
-	WorkGraph                 // a graph launch: a graph of one spin, for Ns
+	WorkGraph                 // a graph launch: the spin kernel for Ns, one warp
 )
 
 // Work is one GPU op of the replay.

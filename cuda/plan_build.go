@@ -138,10 +138,10 @@ func (b *planBuilder) stream(pid, id int64) int32 {
 }
 
 // work turns recorded op oi into replay work: host-device copies are
-// copied for real (up to the copy cap, the rest of their time spun), a
-// graph launch is a graph launch (of one spin, for the graph's recorded
-// duration: first node's start to last node's end), everything else is
-// spun for its recorded duration, a kernel with its recorded footprint.
+// copied for real (up to the copy cap, the rest of their time spun),
+// everything else is spun for its recorded duration (a graph's: from its
+// first node's start to its last node's end), a kernel with its recorded
+// footprint.
 func (b *planBuilder) work(oi int) []Work {
 	op := &b.ops[oi]
 	st := b.stream(op.GlobalPid, op.Stream)

@@ -31,11 +31,11 @@ type ReplayOptions struct {
 	// plans × rounds); zero: 2 minutes.
 	MaxWall time.Duration
 	// occupancy shapes the spins, overhead chooses the per-op overhead
-	// they are charged, graphs how graph launches are replayed (tests
-	// compare the models; the zero values are the replay's).
+	// they are charged, launch when launches are issued (tests compare
+	// the models; the zero values are the replay's).
 	occupancy occupancyModel
 	overhead  overheadModel
-	graphs    graphModel
+	launch    launchModel
 }
 
 func (o ReplayOptions) withDefaults() ReplayOptions {
@@ -169,7 +169,6 @@ func (d *Device) ReplayTimeline(ctx context.Context, tl *trace.Timeline, t *trac
 		spec.streams = max(spec.streams, len(p.Streams))
 		spec.events = max(spec.events, p.Events)
 		spec.copyBytes = max(spec.copyBytes, p.CopyBytes)
-		spec.graphs = spec.graphs || (p.Counts.Graphs > 0 && opt.graphs == graphLaunch)
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -181,7 +180,7 @@ func (d *Device) ReplayTimeline(ctx context.Context, tl *trace.Timeline, t *trac
 	runs := make([][]int64, len(plans))
 	err = d.withSession(spec, func(s session) error {
 		rn := &runner{sess: s, model: d.model, base: time.Now(), lim: d.lim, occupancy: opt.occupancy,
-			footprintOverNs: d.overNs, overhead: opt.overhead, graphs: opt.graphs}
+			footprintOverNs: d.overNs, overhead: opt.overhead, launch: opt.launch}
 		if _, err := rn.run(ctx, base); err != nil { // warm-up
 			return fmt.Errorf("warm-up: %w", err)
 		}

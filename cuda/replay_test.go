@@ -39,7 +39,7 @@ func TestRunnerIssuesThePlan(t *testing.T) {
 				t.Fatal(err)
 			}
 			g := &fakeGPU{}
-			s, err := g.newSession(sessionSpec{streams: len(p.Streams), events: p.Events, copyBytes: p.CopyBytes, graphs: p.Counts.Graphs > 0})
+			s, err := g.newSession(sessionSpec{streams: len(p.Streams), events: p.Events, copyBytes: p.CopyBytes})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -56,12 +56,9 @@ func TestRunnerIssuesThePlan(t *testing.T) {
 				for th, tp := range iv.Threads {
 					var threadPaced int64
 					for _, w := range tp.Work {
-						switch w.Kind {
-						case WorkCopy:
+						if w.Kind == WorkCopy {
 							want["copy "+w.Dir.String()]++
-						case WorkGraph:
-							want["graph"]++
-						default:
+						} else {
 							want["spin"]++
 						}
 					}
@@ -218,14 +215,14 @@ func TestProbeOnFakeGPU(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, gm := range []graphModel{graphLaunch, graphAsSpin} {
-		t.Run(gm.String(), func(t *testing.T) {
+	for _, lm := range []launchModel{launchAtEnd, launchAtStart} {
+		t.Run(lm.String(), func(t *testing.T) {
 			g := &fakeGPU{}
-			s, err := g.newSession(sessionSpec{streams: len(p.Streams), events: p.Events, copyBytes: p.CopyBytes, stamps: 64, graphs: true})
+			s, err := g.newSession(sessionSpec{streams: len(p.Streams), events: p.Events, copyBytes: p.CopyBytes, stamps: 64})
 			if err != nil {
 				t.Fatal(err)
 			}
-			r := &runner{sess: s, base: time.Now(), graphs: gm, probe: newProbe(64)}
+			r := &runner{sess: s, base: time.Now(), launch: lm, model: DeviceModel{LaunchCallNs: 1_000}, probe: newProbe(64)}
 			if _, err := r.run(context.Background(), p); err != nil {
 				t.Fatal(err)
 			}
@@ -239,12 +236,50 @@ func TestProbeOnFakeGPU(t *testing.T) {
 				if st, end := s.stamp(row.Stamp); row.Stamp < 0 || end <= st || row.Start > row.Ret || row.Ret > row.End {
 					t.Errorf("graph action %+v: stamp %d to %d", row, st, end)
 				}
+				// Issued at the end of the recorded call (the launch returns
+				// at most the launch call before the action's end), or at its
+				// start.
+				if late := row.Ret >= row.End-1_000; late != (lm == launchAtEnd) {
+					t.Errorf("%s: graph action %+v returned %d ns before its end", lm, row, row.End-row.Ret)
+				}
 			}
 			if len(rows) != p.Counts.Actions || graphs != p.Counts.Graphs || stamped != min(64, p.Counts.Graphs+p.Counts.Spins) {
 				t.Errorf("%d rows, %d graphs, %d stamped: want %d actions, %d graphs", len(rows), graphs, stamped, p.Counts.Actions, p.Counts.Graphs)
 			}
-			if n := g.counts()["graph"]; (gm == graphLaunch) != (n == p.Counts.Graphs) || (gm == graphAsSpin) != (n == 0) {
-				t.Errorf("%s: %d graph launches of %d", gm, n, p.Counts.Graphs)
+		})
+	}
+}
+
+// TestIssueAt: a launch that does not block is issued the device's launch
+// call before its recorded call's end under launchAtEnd (a graph's alone
+// under launchGraphsAtEnd); copies, blocking calls and calls without work
+// at once.
+func TestIssueAt(t *testing.T) {
+	spin, graph, cp := Work{Kind: WorkSpin}, Work{Kind: WorkGraph}, Work{Kind: WorkCopy}
+	for _, tc := range []struct {
+		name  string
+		model launchModel
+		block BlockKind
+		dur   int64
+		work  []Work
+		want  int64
+	}{
+		{"kernel", launchAtEnd, BlockNone, 7_000, []Work{spin}, 3_000},
+		{"graph", launchAtEnd, BlockNone, 7_000, []Work{graph}, 3_000},
+		{"call shorter than the device's", launchAtEnd, BlockNone, 3_000, []Work{spin}, 0},
+		{"copy", launchAtEnd, BlockNone, 7_000, []Work{cp}, 0},
+		{"spin and copy", launchAtEnd, BlockNone, 7_000, []Work{spin, cp}, 0},
+		{"blocking", launchAtEnd, BlockStream, 7_000, []Work{spin}, 0},
+		{"no work", launchAtEnd, BlockNone, 7_000, nil, 0},
+		{"graph, graphs only", launchGraphsAtEnd, BlockNone, 7_000, []Work{graph}, 3_000},
+		{"kernel, graphs only", launchGraphsAtEnd, BlockNone, 7_000, []Work{spin}, 0},
+		{"at the start", launchAtStart, BlockNone, 7_000, []Work{graph}, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := &runner{launch: tc.model, model: DeviceModel{LaunchCallNs: 4_000}}
+			a := &Action{Dur: tc.dur, Block: tc.block}
+			if got := r.issueAt(a, tc.work, 100_000) - 100_000; got != tc.want {
+				t.Errorf("issued %d ns into the action, want %d", got, tc.want)
 			}
 		})
 	}

@@ -20,7 +20,7 @@ typedef int CUresult;
 enum { OK = 0, ERR_INVALID_VALUE = 1, ERR_INVALID_CONTEXT = 201, ERR_NOT_FOUND = 500 };
 
 static __thread int current;            // a context is current on this thread
-static int streams, events, devmem, hostmem, graphs; // live objects
+static int streams, events, devmem, hostmem; // live objects
 static size_t devbytes;
 
 static unsigned long long now_ns(void) {
@@ -44,7 +44,7 @@ CUresult cuDevicePrimaryCtxRelease_v2(int d) {
 	if (path != NULL) {
 		FILE *f = fopen(path, "a");
 		if (f != NULL) {
-			fprintf(f, "streams=%d events=%d devmem=%d hostmem=%d graphs=%d\n", streams, events, devmem, hostmem, graphs);
+			fprintf(f, "streams=%d events=%d devmem=%d hostmem=%d\n", streams, events, devmem, hostmem);
 			fclose(f);
 		}
 	}
@@ -103,72 +103,6 @@ CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned
 	}
 	return ERR_INVALID_VALUE;
 }
-// Graphs: one spin node each, as the package makes them. An
-// instantiated graph (exec) holds the node's arguments; a launch runs it
-// as cuLaunchKernel would. The node parameters are the v2 struct.
-typedef struct {
-	void *func;
-	unsigned gx, gy, gz, bx, by, bz, shared;
-	void **params, **extra;
-	void *kern, *ctx;
-} node_params;
-typedef struct { int nodes; node_params p; unsigned long long ns, stamps; } fake_graph;
-static CUresult check_node(const node_params *p) {
-	if (p == NULL || p->func != (void *)0x3 || p->params == NULL || p->gx != 1 || p->bx == 0 || p->bx > 1024 || p->kern != NULL)
-		return ERR_INVALID_VALUE;
-	if (*(unsigned long long *)p->params[2] != 0) return ERR_INVALID_VALUE; // one block: no slot
-	return OK;
-}
-CUresult cuGraphCreate(void **g, unsigned int flags) {
-	NEED_CTX();
-	if (flags != 0) return ERR_INVALID_VALUE;
-	*g = calloc(1, sizeof(fake_graph));
-	graphs++;
-	return OK;
-}
-CUresult cuGraphAddKernelNode_v2(void **n, void *g, const void *deps, size_t ndeps, const node_params *p) {
-	NEED_CTX();
-	if (g == NULL || (ndeps != 0 && deps == NULL) || check_node(p) != OK) return ERR_INVALID_VALUE;
-	fake_graph *fg = g;
-	fg->nodes++;
-	fg->p = *p;
-	*n = (void *)0x5;
-	return OK;
-}
-CUresult cuGraphInstantiateWithFlags(void **x, void *g, unsigned long long flags) {
-	NEED_CTX();
-	fake_graph *fg = g;
-	if (fg == NULL || fg->nodes != 1 || flags != 0) return ERR_INVALID_VALUE;
-	fake_graph *e = malloc(sizeof *e);
-	*e = *fg;
-	*x = e;
-	graphs++;
-	return OK;
-}
-CUresult cuGraphExecKernelNodeSetParams_v2(void *x, void *n, const node_params *p) {
-	NEED_CTX();
-	if (x == NULL || n != (void *)0x5 || check_node(p) != OK) return ERR_INVALID_VALUE;
-	fake_graph *e = x;
-	e->ns = *(unsigned long long *)p->params[0];
-	e->stamps = *(unsigned long long *)p->params[1];
-	return OK;
-}
-CUresult cuGraphLaunch(void *x, void *s) {
-	NEED_CTX();
-	if (x == NULL || s == NULL) return ERR_INVALID_VALUE;
-	fake_graph *e = x;
-	unsigned long long *busy = (unsigned long long *)s, start = now_ns();
-	if (*busy + 1000 > start) start = *busy + 1000;
-	*busy = start + e->ns;
-	if (e->stamps != 0) {
-		unsigned long long *st = (unsigned long long *)(uintptr_t)e->stamps;
-		st[0] = start;
-		st[1] = start + e->ns;
-	}
-	return OK;
-}
-CUresult cuGraphExecDestroy(void *x) { NEED_CTX(); free(x); graphs--; return OK; }
-CUresult cuGraphDestroy(void *g) { NEED_CTX(); free(g); graphs--; return OK; }
 // An H100's SMs; the spin has 16 registers a thread and no static shared
 // memory.
 CUresult cuDeviceGetAttribute(int *v, int attr, int d) {
