@@ -52,7 +52,7 @@ type runner struct {
 	footprintOverNs map[spinLaunch]int64
 	overhead        overheadModel
 	// launch chooses when a launch's GPU work is issued (the zero value:
-	// at the end of its recorded call).
+	// a graph's at the end of its recorded call, others at its start).
 	launch launchModel
 	// launches and overNs: the current plan's Shapes as spin launches,
 	// and the per-op overhead charged to each.
@@ -68,28 +68,35 @@ type runner struct {
 // Under the profiler a launch call takes 5.5 to 8.9 µs and its op starts
 // 1.4 to 2.1 µs after the call returns (every ground-truth export,
 // kernels and graphs alike): the work reaches the GPU at the end of the
-// call.
+// call. A spin issued at the start of the call starts earlier than the
+// recorded op. For a graph launched after a sync (gt_graph_item) that is
+// the critical path of each step, and the replay ran 7% short; issued at
+// the end of the call, it takes the recorded time. Kernels are issued at
+// the start: issued at the end, every kernel export's replay ran 1 to 3
+// points longer than with them issued at the start, already longer than
+// recorded (docs/replay.md).
 type launchModel uint8
 
 const (
-	// launchAtEnd: the spin is launched so that the device's launch call
-	// ends when the recorded call ended (DeviceModel.LaunchCallNs before
-	// it); the host pads the rest of the recorded call before it.
-	launchAtEnd launchModel = iota
-	// launchGraphsAtEnd: graph launches so, other launches at the start.
-	launchGraphsAtEnd
-	// launchAtStart: at the start of the recorded call, then padded to
-	// its duration (the replay before).
+	// launchGraphsAtEnd: a graph launch is issued so that the device's
+	// launch call ends when the recorded call ended (DeviceModel.
+	// LaunchCallNs before it; the host pads the rest of the recorded call
+	// before it); other launches at the start of the call.
+	launchGraphsAtEnd launchModel = iota
+	// launchAtEnd: every launch so.
+	launchAtEnd
+	// launchAtStart: every launch at the start of the recorded call, then
+	// padded to its duration (the replay before).
 	launchAtStart
 )
 
 func (m launchModel) String() string {
-	return [...]string{"at the end of the recorded call", "graphs at the end of the recorded call", "at the start of the recorded call"}[m]
+	return [...]string{"graphs at the end of the recorded call", "at the end of the recorded call", "at the start of the recorded call"}[m]
 }
 
 // issueAt is when, from an action starting at start, its GPU work is
-// issued: a launch that does not block, under launchAtEnd (or a graph
-// launch under launchGraphsAtEnd), the device's launch call before the
+// issued: a graph launch that does not block under launchGraphsAtEnd (any
+// such launch under launchAtEnd), the device's launch call before the
 // recorded call's end; anything else at once.
 func (r *runner) issueAt(a *Action, work []Work, start int64) int64 {
 	if a.Block != BlockNone || len(work) == 0 || r.launch == launchAtStart {

@@ -271,7 +271,7 @@ func TestGPUGraphReplay(t *testing.T) {
 		if micro, err = measureSpinMicro(s); err != nil {
 			return err
 		}
-		for _, lm := range []launchModel{launchAtEnd, launchAtStart} {
+		for _, lm := range []launchModel{launchGraphsAtEnd, launchAtStart} {
 			r := &runner{sess: s, model: d.model, base: time.Now(), lim: d.lim, launch: lm}
 			for _, pc := range []struct {
 				name string
@@ -296,7 +296,7 @@ func TestGPUGraphReplay(t *testing.T) {
 	t.Logf("spin kernel: idle launch latency %d ns, call %d ns; back to back %d ns per op, with a copy each %d ns (20 µs asked)",
 		micro.LatencyNs, micro.CallNs, micro.ChainNs, micro.CopyChainNs)
 	writeOut(t, "graph_replay.json", map[string]any{"recorded": rec, "model": d.model, "replayed": replayed, "spin": micro})
-	if st := replayed["launched "+launchAtEnd.String()+", unchanged"]; st.Launches != rec.Launches || st.BodyNs < rec.BodyNs-2_000 || st.BodyNs > rec.BodyNs+1_000 {
+	if st := replayed["launched "+launchGraphsAtEnd.String()+", unchanged"]; st.Launches != rec.Launches || st.BodyNs < rec.BodyNs-2_000 || st.BodyNs > rec.BodyNs+1_000 {
 		t.Errorf("replayed graphs %+v: want the %d recorded launches, each within 2 µs of the recorded %d ns", st, rec.Launches, rec.BodyNs)
 	}
 }

@@ -76,7 +76,7 @@ var testModels = []struct {
 }{
 	{"NSYSSYNC_OCCUPANCY", []string{"recorded", "footprint", "one-warp"}, func(o *ReplayOptions, i int) { o.occupancy = occupancyModel(i) }},
 	{"NSYSSYNC_SPIN_OVERHEAD", []string{"footprint", "one-warp"}, func(o *ReplayOptions, i int) { o.overhead = overheadModel(i) }},
-	{"NSYSSYNC_LAUNCH", []string{"end", "graph-end", "start"}, func(o *ReplayOptions, i int) { o.launch = launchModel(i) }},
+	{"NSYSSYNC_LAUNCH", []string{"graph-end", "end", "start"}, func(o *ReplayOptions, i int) { o.launch = launchModel(i) }},
 }
 
 // testReplayModels returns the replay options the environment chooses,

@@ -215,7 +215,7 @@ func TestProbeOnFakeGPU(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, lm := range []launchModel{launchAtEnd, launchAtStart} {
+	for _, lm := range []launchModel{launchGraphsAtEnd, launchAtStart} {
 		t.Run(lm.String(), func(t *testing.T) {
 			g := &fakeGPU{}
 			s, err := g.newSession(sessionSpec{streams: len(p.Streams), events: p.Events, copyBytes: p.CopyBytes, stamps: 64})
@@ -239,7 +239,7 @@ func TestProbeOnFakeGPU(t *testing.T) {
 				// Issued at the end of the recorded call (the launch returns
 				// at most the launch call before the action's end), or at its
 				// start.
-				if late := row.Ret >= row.End-1_000; late != (lm == launchAtEnd) {
+				if late := row.Ret >= row.End-1_000; late != (lm == launchGraphsAtEnd) {
 					t.Errorf("%s: graph action %+v returned %d ns before its end", lm, row, row.End-row.Ret)
 				}
 			}
