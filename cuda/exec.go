@@ -72,9 +72,9 @@ type runner struct {
 // recorded op. For a graph launched after a sync (gt_graph_item) that is
 // the critical path of each step, and the replay ran 7% short; issued at
 // the end of the call, it takes the recorded time. Kernels are issued at
-// the start: issued at the end, every kernel export's replay ran 1 to 3
-// points longer than with them issued at the start, already longer than
-// recorded (docs/replay.md).
+// the start: issued at the end, every kernel export's replay ran 0.4 to
+// 3.6 points longer than with them issued at the start, already longer
+// than recorded (docs/replay.md).
 type launchModel uint8
 
 const (
