@@ -2,49 +2,156 @@ package estimate
 
 import (
 	"slices"
+	"sort"
 
 	"github.com/nsyssync/nsyssync/trace"
 )
 
-// deriveConstants reads the model constants off the recorded timeline
-// (falling back to the calibration, then the defaults) and turns each op's
-// and block's recorded timing into replay parameters that reproduce the
-// recording exactly when nothing is removed.
-func (m *model) deriveConstants(tl *trace.Timeline, r *recorded, cal *Calibration) {
+// draft is a model whose replay parameters wait for the model constants,
+// which pool the samples of every model of a run (the sampled windows of
+// a large region), so that all of them replay with one set.
+type draft struct {
+	m   *model
+	rec *recorded
+	// in marks the calls that start inside the region: the constants are
+	// read off those alone, whatever else the model holds for context.
+	in []bool
+	// From the timeline: small device-to-host copies, and the durations
+	// of event record and stream wait calls, inside the region.
+	scalar, record, waits []int64
+}
+
+// newDraft builds the model of the calls that start inside [start, end),
+// with the trace's syncs [syncLo, syncHi) and the ops not launched by its
+// calls that start before floatEnd, and reads its samples from the calls
+// and ops that start inside the region's intervals.
+func newDraft(tl *trace.Timeline, tr *trace.Trace, start, end int64, syncLo, syncHi int, floatEnd int64) *draft {
+	d := &draft{m: newModel(tl, tr, start, end, syncLo, syncHi, floatEnd)}
+	d.rec = d.m.recordedPass()
+	ivs := tr.Region.Intervals
+	d.in = make([]bool, len(d.m.calls))
+	for i := range d.m.calls {
+		d.in[i] = inIntervals(ivs, d.m.calls[i].start)
+	}
+	for _, op := range tl.Ops {
+		if op.Kind == trace.OpMemcpy && op.Name == "memcpy DtoH" && op.Bytes <= 64 && inIntervals(ivs, op.Start) {
+			d.scalar = append(d.scalar, op.End-op.Start)
+		}
+	}
+	for _, call := range tl.Calls {
+		switch {
+		case !inIntervals(ivs, call.Start):
+		case isRecordCall(call.Name):
+			d.record = append(d.record, call.End-call.Start)
+		case isStreamWaitCall(call.Name):
+			d.waits = append(d.waits, call.End-call.Start)
+		}
+	}
+	return d
+}
+
+// inIntervals reports whether t lies in one of the sorted intervals.
+func inIntervals(ivs []trace.Interval, t int64) bool {
+	k := sort.Search(len(ivs), func(k int) bool { return ivs[k].End > t })
+	return k < len(ivs) && ivs[k].Start <= t
+}
+
+// finishModels reads the model constants off the drafts' recorded
+// timelines (falling back to the calibration, then the defaults), turns
+// each op's and block's recorded timing into replay parameters that
+// reproduce the recording exactly when nothing is removed, and measures
+// each sync's host code.
+func finishModels(ds []*draft, cal *Calibration) Constants {
 	p := newConstantPicker(cal)
 	c := &p.out
 	def := p.defaults
+	var lat, gaps, ovh, wake, launchCalls, scalar, record, waits []int64
+	for _, d := range ds {
+		lat = d.m.latencySamples(d.rec, d.in, lat)
+	}
+	p.pick("launch_latency_ns", &c.LaunchLatencyNs, lat, p.calValue(func(k *Calibration) int64 { return k.LaunchLatencyNs }), def.LaunchLatencyNs)
+	for _, d := range ds {
+		gaps = d.m.gapSamples(d.rec, d.in, c.LaunchLatencyNs, gaps)
+		ovh, wake = d.m.blockSamples(d.rec, d.in, ovh, wake)
+		launchCalls = d.m.launchCallSamples(d.in, launchCalls)
+		scalar, record, waits = append(scalar, d.scalar...), append(record, d.record...), append(waits, d.waits...)
+	}
+	p.pick("dispatch_gap_ns", &c.DispatchGapNs, gaps, p.calValue(func(k *Calibration) int64 { return k.DispatchGapNs }), def.DispatchGapNs)
+	p.pick("sync_overhead_ns", &c.SyncOverheadNs, ovh, p.calValue(func(k *Calibration) int64 { return k.SyncOverheadNs }), def.SyncOverheadNs)
+	p.pick("sync_wake_ns", &c.SyncWakeNs, wake, p.calValue(func(k *Calibration) int64 { return k.SyncWakeNs }), def.SyncWakeNs)
+	launchCallNs := c.LaunchLatencyNs
+	if len(launchCalls) > 0 {
+		launchCallNs = median(launchCalls)
+	}
+	p.pick("d2h_scalar_copy_ns", &c.D2HScalarCopyNs, scalar, p.calValue(func(k *Calibration) int64 { return k.D2HScalarCopyNs }), def.D2HScalarCopyNs)
+	var recordNs, waitNs int64
+	if len(record) >= 3 && len(waits) >= 3 {
+		recordNs, waitNs = median(record), median(waits)
+		c.RecordWaitNs = recordNs + waitNs
+		c.Sources["record_wait_ns"] = "trace"
+	} else {
+		p.pick("record_wait_ns", &c.RecordWaitNs, nil, p.calValue(func(k *Calibration) int64 { return k.RecordWaitNs }), def.RecordWaitNs)
+		recordNs, waitNs = c.RecordWaitNs/2, c.RecordWaitNs-c.RecordWaitNs/2
+	}
+	byTid := map[int64][]int64{}
+	for _, d := range ds {
+		d.m.launchGaps(d.in, byTid)
+	}
+	typical := make(map[int64]int64, len(byTid))
+	for tid, xs := range byTid {
+		if len(xs) >= 3 {
+			typical[tid] = median(xs)
+		}
+	}
+	for _, d := range ds {
+		d.m.consts, d.m.launchCallNs = *c, launchCallNs
+		d.m.setReplayParameters(d.rec, recordNs, waitNs)
+		d.m.addSyncHostCode(typical)
+		d.rec, d.in = nil, nil
+	}
+	return *c
+}
 
-	// Launch latency: ops whose stream was idle before the call began.
-	var lat []int64
+// latencySamples appends the launch latency of ops whose stream was idle
+// before their call began.
+func (m *model) latencySamples(r *recorded, in []bool, lat []int64) []int64 {
 	for i := range m.calls {
 		call := &m.calls[i]
+		if !in[i] {
+			continue
+		}
 		for o := call.opLo; o < call.opHi; o++ {
 			if op := &m.ops[o]; op.launched && r.ready[o] <= call.start && op.recStart >= call.start {
 				lat = append(lat, op.recStart-call.start)
 			}
 		}
 	}
-	p.pick("launch_latency_ns", &c.LaunchLatencyNs, lat, p.calValue(func(k *Calibration) int64 { return k.LaunchLatencyNs }), def.LaunchLatencyNs)
+	return lat
+}
 
-	// Dispatch gap: ops queued behind their stream's previous op.
-	var gaps []int64
+// gapSamples appends the dispatch gap of ops queued behind their stream's
+// previous op.
+func (m *model) gapSamples(r *recorded, in []bool, latency int64, gaps []int64) []int64 {
 	for i := range m.calls {
 		call := &m.calls[i]
+		if !in[i] {
+			continue
+		}
 		for o := call.opLo; o < call.opHi; o++ {
-			if op := &m.ops[o]; op.launched && r.ready[o] > call.start+c.LaunchLatencyNs && op.recStart >= r.ready[o] {
+			if op := &m.ops[o]; op.launched && r.ready[o] > call.start+latency && op.recStart >= r.ready[o] {
 				gaps = append(gaps, op.recStart-r.ready[o])
 			}
 		}
 	}
-	p.pick("dispatch_gap_ns", &c.DispatchGapNs, gaps, p.calValue(func(k *Calibration) int64 { return k.DispatchGapNs }), def.DispatchGapNs)
+	return gaps
+}
 
-	// Sync overhead (nothing left to wait for) and wake-up (after the
-	// awaited work ends).
-	var ovh, wake []int64
+// blockSamples appends the sync overhead (nothing left to wait for) and
+// wake-up (after the awaited work ends) of blocking calls.
+func (m *model) blockSamples(r *recorded, in []bool, ovh, wake []int64) ([]int64, []int64) {
 	for i := range m.calls {
 		call := &m.calls[i]
-		if call.block < 0 {
+		if call.block < 0 || !in[i] {
 			continue
 		}
 		if aw := r.awaited[call.block]; aw > call.start {
@@ -53,44 +160,17 @@ func (m *model) deriveConstants(tl *trace.Timeline, r *recorded, cal *Calibratio
 			ovh = append(ovh, call.end-call.start)
 		}
 	}
-	p.pick("sync_overhead_ns", &c.SyncOverheadNs, ovh, p.calValue(func(k *Calibration) int64 { return k.SyncOverheadNs }), def.SyncOverheadNs)
-	p.pick("sync_wake_ns", &c.SyncWakeNs, wake, p.calValue(func(k *Calibration) int64 { return k.SyncWakeNs }), def.SyncWakeNs)
+	return ovh, wake
+}
 
-	var scalar, record, waitCalls, launchCalls []int64
+// launchCallSamples appends the durations of launch calls (not syncs).
+func (m *model) launchCallSamples(in []bool, out []int64) []int64 {
 	for i := range m.calls {
-		if call := &m.calls[i]; call.sync < 0 && call.opHi > call.opLo && m.ops[call.opLo].launched {
-			launchCalls = append(launchCalls, call.end-call.start)
+		if call := &m.calls[i]; in[i] && call.sync < 0 && call.opHi > call.opLo && m.ops[call.opLo].launched {
+			out = append(out, call.end-call.start)
 		}
 	}
-	m.launchCallNs = c.LaunchLatencyNs
-	if len(launchCalls) > 0 {
-		m.launchCallNs = median(launchCalls)
-	}
-	for _, op := range tl.Ops {
-		if op.Kind == trace.OpMemcpy && op.Name == "memcpy DtoH" && op.Bytes <= 64 {
-			scalar = append(scalar, op.End-op.Start)
-		}
-	}
-	for _, call := range tl.Calls {
-		switch {
-		case isRecordCall(call.Name):
-			record = append(record, call.End-call.Start)
-		case isStreamWaitCall(call.Name):
-			waitCalls = append(waitCalls, call.End-call.Start)
-		}
-	}
-	p.pick("d2h_scalar_copy_ns", &c.D2HScalarCopyNs, scalar, p.calValue(func(k *Calibration) int64 { return k.D2HScalarCopyNs }), def.D2HScalarCopyNs)
-	var recordNs, waitNs int64
-	if len(record) >= 3 && len(waitCalls) >= 3 {
-		recordNs, waitNs = median(record), median(waitCalls)
-		c.RecordWaitNs = recordNs + waitNs
-		c.Sources["record_wait_ns"] = "trace"
-	} else {
-		p.pick("record_wait_ns", &c.RecordWaitNs, nil, p.calValue(func(k *Calibration) int64 { return k.RecordWaitNs }), def.RecordWaitNs)
-		recordNs, waitNs = c.RecordWaitNs/2, c.RecordWaitNs-c.RecordWaitNs/2
-	}
-	m.consts = *c
-	m.setReplayParameters(r, recordNs, waitNs)
+	return out
 }
 
 // setReplayParameters fixes each op's launch latency and gap and each

@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
+	"math"
 
 	"github.com/nsyssync/nsyssync/classify"
 	"github.com/nsyssync/nsyssync/trace"
@@ -29,6 +29,16 @@ type Options struct {
 	// ChunkSize is the number of consecutive occurrences one window
 	// removes. Zero: 8.
 	ChunkSize int
+	// MaxEvents bounds the API calls and GPU ops of a region that Run
+	// reads and replays whole, as estimated before reading from the
+	// export's row count and the region's share of the trace. Above it,
+	// Run samples: it reads SampleWindows windows of the region holding
+	// about MaxEvents in all and extrapolates (Result.Sampled). Zero: 1
+	// million. FromTimeline replays the timeline it is given whole.
+	MaxEvents int64
+	// SampleWindows is the number of time windows a sampled estimate
+	// reads. Zero: 16.
+	SampleWindows int
 	// ProfilerOverheadNs is the host time the profiler added to each
 	// traced API call; savings are estimated for the program run without
 	// the profiler. Zero: the calibration's value, else the default;
@@ -60,6 +70,12 @@ func (o Options) withDefaults() Options {
 	if o.ChunkSize <= 0 {
 		o.ChunkSize = 8
 	}
+	if o.MaxEvents <= 0 {
+		o.MaxEvents = 1_000_000
+	}
+	if o.SampleWindows <= 0 {
+		o.SampleWindows = 16
+	}
 	return o
 }
 
@@ -82,13 +98,20 @@ type Result struct {
 	FalseDependency Scenario `json:"false_dependency"`
 	// AllSyncs removes every sync of the region: the ceiling.
 	AllSyncs Scenario `json:"all_syncs"`
-	// Sampled is true when any site's estimate was extrapolated from a
-	// sample of its occurrences.
-	Sampled   bool      `json:"sampled"`
-	Constants Constants `json:"constants"`
-	Calls     int       `json:"calls"`
-	Ops       int       `json:"ops"`
-	Warnings  []string  `json:"warnings,omitempty"`
+	// Sampled is true when any estimate was extrapolated from a sample:
+	// of a site's occurrences, or of the region's time.
+	Sampled bool `json:"sampled"`
+	// SampleWindows is the number of windows of a sampled region read and
+	// replayed (0: the region was replayed whole); SampledNs is the
+	// recorded time of its time windows, the share of the region every
+	// estimate is extrapolated from. BaseNs, ReplayNs and UnprofiledNs
+	// are then sums over the windows.
+	SampleWindows int       `json:"sample_windows,omitempty"`
+	SampledNs     int64     `json:"sampled_ns,omitempty"`
+	Constants     Constants `json:"constants"`
+	Calls         int       `json:"calls"`
+	Ops           int       `json:"ops"`
+	Warnings      []string  `json:"warnings,omitempty"`
 }
 
 // RegionTiming is the analysed region.
@@ -124,218 +147,47 @@ var ErrEmptyRegion = errors.New("the region has no duration")
 
 // Run estimates, for the trace's region, the wall time saved by removing
 // each site's syncs, the false-dependency sites' together, and all syncs.
+// A region of more than opt.MaxEvents calls and ops is sampled.
 func Run(ctx context.Context, x *trace.Export, t *trace.Trace, sites []classify.Site, opt Options) (*Result, error) {
+	opt = opt.withDefaults()
 	r := t.Region
 	if r.Duration <= 0 || len(r.Intervals) == 0 {
 		return nil, fmt.Errorf("estimating savings in %s: %w", t.Path, ErrEmptyRegion)
 	}
-	window := trace.Interval{Start: r.Start, End: r.End}
-	if r.Name != "" { // GPU work launched in the range may run past its end
-		window.End += min(r.Duration, 2_000_000_000)
+	events, whole, err := regionEvents(ctx, x, t)
+	if err != nil {
+		return nil, fmt.Errorf("estimating savings: %w", err)
 	}
-	tl, err := x.Timeline(ctx, window)
+	if whole > opt.MaxEvents {
+		return runSampled(ctx, x, t, sites, opt, events)
+	}
+	tl, err := x.Timeline(ctx, regionWindow(r))
 	if err != nil {
 		return nil, fmt.Errorf("estimating savings: %w", err)
 	}
 	return FromTimeline(ctx, tl, t, sites, opt)
 }
 
+// regionWindow is the stretch of the trace a whole replay of the region
+// reads.
+func regionWindow(r trace.Region) trace.Interval {
+	w := trace.Interval{Start: r.Start, End: r.End}
+	if r.Name != "" { // GPU work launched in the range may run past its end
+		w.End += min(r.Duration, 2_000_000_000)
+	}
+	return w
+}
+
 // FromTimeline is Run on a timeline already read: tl must cover the
-// trace's region.
+// trace's region, which is replayed whole.
 func FromTimeline(ctx context.Context, tl *trace.Timeline, t *trace.Trace, sites []classify.Site, opt Options) (*Result, error) {
 	opt = opt.withDefaults()
 	r := t.Region
 	if r.Duration <= 0 || len(r.Intervals) == 0 {
 		return nil, fmt.Errorf("estimating savings in %s: %w", t.Path, ErrEmptyRegion)
 	}
-	m := buildModel(tl, t, r.Start, r.End, opt.Calibration)
-	var src string
-	m.profilerOverheadNs, src = opt.profilerOverhead()
-	m.consts.ProfilerOverheadNs, m.consts.Sources["profiler_overhead_ns"] = m.profilerOverheadNs, src
-	e := &estimator{m: m, sim: newSimulator(m), t: t, res: &Result{
-		Region:    RegionTiming{StartNs: r.Start, EndNs: r.End, DurationNs: r.Duration, Intervals: len(r.Intervals)},
-		Constants: m.consts, Calls: len(m.calls), Ops: len(m.ops),
-	}}
-	e.siteSyncs = make([][]int, len(sites))
-	for i := range sites {
-		e.siteSyncs[i] = e.validSyncs(&sites[i])
-		m.shareHostCode(e.siteSyncs[i])
-	}
-	if err := e.replayUnchanged(ctx); err != nil {
-		return nil, err
-	}
-	if err := e.siteEstimates(ctx, sites, opt); err != nil {
-		return nil, err
-	}
-	if err := e.scenarios(ctx, sites, opt); err != nil {
-		return nil, err
-	}
-	return e.res, nil
-}
-
-// estimator carries one run's model, replay and result.
-type estimator struct {
-	m       *model
-	sim     *simulator
-	t       *trace.Trace
-	res     *Result
-	windows []window
-	base    []int64 // unchanged replay end per window
-	// siteSyncs: per site, its sync indices found in the model.
-	siteSyncs [][]int
-	// threadSyncs lists each thread's syncs in call order and syncPos
-	// each sync's place there (built for windowed estimates only).
-	threadSyncs [][]int
-	syncPos     []int
-}
-
-// replayUnchanged replays each interval of the region as recorded: the
-// self-check, and the baseline every saving is measured from.
-func (e *estimator) replayUnchanged(ctx context.Context) error {
-	m := e.m
-	for _, iv := range e.t.Region.Intervals {
-		lo := int32(sort.Search(len(m.calls), func(i int) bool { return m.calls[i].start >= iv.Start }))
-		hi := int32(sort.Search(len(m.calls), func(i int) bool { return m.calls[i].start >= iv.End }))
-		w := window{lo: lo, hi: hi, start: iv.Start, anchor: noIndex}
-		recEnd := iv.End
-		var lastEnd int64 = minTime
-		for i := lo; i < hi; i++ {
-			c := &m.calls[i]
-			if c.end > lastEnd {
-				lastEnd, w.anchor = c.end, c.thread
-			}
-			for o := c.opLo; o < c.opHi; o++ {
-				recEnd = max(recEnd, m.ops[o].recEnd)
-			}
-		}
-		if w.anchor >= 0 {
-			w.trailing = max(0, iv.End-lastEnd)
-		}
-		e.sim.deflate = false
-		end, err := e.sim.replay(ctx, w, nil)
-		if err != nil {
-			return err
-		}
-		e.sim.deflate = m.profilerOverheadNs > 0
-		unprofiled, err := e.sim.replay(ctx, w, nil)
-		if err != nil {
-			return err
-		}
-		if w.anchor < 0 { // nothing happened in the interval
-			end, unprofiled = iv.End, iv.End
-		}
-		e.windows = append(e.windows, w)
-		e.base = append(e.base, unprofiled)
-		e.res.BaseNs += recEnd - iv.Start
-		e.res.ReplayNs += end - iv.Start
-		e.res.UnprofiledNs += unprofiled - iv.Start
-	}
-	if e.res.BaseNs > 0 {
-		e.res.SelfCheckError = float64(e.res.ReplayNs-e.res.BaseNs) / float64(e.res.BaseNs)
-	}
-	return nil
-}
-
-// savings replays every interval with the syncs removed and returns the
-// time saved.
-func (e *estimator) savings(ctx context.Context, remove []int) (int64, error) {
-	var saved int64
-	for k, w := range e.windows {
-		if w.anchor < 0 {
-			continue
-		}
-		end, err := e.sim.replay(ctx, w, remove)
-		if err != nil {
-			return 0, err
-		}
-		saved += e.base[k] - end
-	}
-	return saved, nil
-}
-
-// fraction is of the region's duration, as the program would run it
-// without the profiler.
-func (e *estimator) fraction(ns int64) float64 {
-	return float64(ns) / float64(e.t.Region.Duration+e.res.UnprofiledNs-e.res.ReplayNs)
-}
-
-// validSyncs keeps the site's sync indices that name a sync of the model.
-func (e *estimator) validSyncs(site *classify.Site) []int {
-	out := make([]int, 0, len(site.Syncs))
-	for _, i := range site.Syncs {
-		if i >= 0 && i < len(e.m.syncs) && e.m.syncs[i].calls != nil {
-			out = append(out, i)
-		}
-	}
-	if len(out) < len(site.Syncs) {
-		e.res.Warnings = append(e.res.Warnings, fmt.Sprintf("site %s: %d of its %d syncs are not in the region's timeline", site.ID, len(site.Syncs)-len(out), len(site.Syncs)))
-	}
-	return out
-}
-
-func (e *estimator) siteEstimates(ctx context.Context, sites []classify.Site, opt Options) error {
-	work := int64(len(e.m.calls)+len(e.m.ops)) * int64(len(sites))
-	for i := range sites {
-		site := &sites[i]
-		syncs := e.siteSyncs[i]
-		est := SiteEstimate{ID: site.ID, Syncs: len(syncs)}
-		var err error
-		if work <= opt.MaxFullWork {
-			est.SavingsNs, err = e.savings(ctx, syncs)
-		} else {
-			err = e.windowed(ctx, syncs, opt, &est)
-		}
-		if err != nil {
-			return fmt.Errorf("site %s: %w", site.ID, err)
-		}
-		est.SavingsFraction = e.fraction(est.SavingsNs)
-		e.res.Sampled = e.res.Sampled || est.Sampled
-		e.res.Sites = append(e.res.Sites, est)
-	}
-	return nil
-}
-
-// scenarios estimates the false-dependency sites together and all syncs.
-func (e *estimator) scenarios(ctx context.Context, sites []classify.Site, opt Options) error {
-	chosen := map[string]bool{}
-	if opt.FalseSites == nil {
-		for _, s := range sites {
-			if s.Dependency == classify.DepFalse {
-				chosen[s.ID] = true
-			}
-		}
-	} else {
-		for _, id := range opt.FalseSites {
-			chosen[id] = true
-		}
-	}
-	var falseSyncs, all []int
-	falseIDs := []string{}
-	for i := range sites {
-		if chosen[sites[i].ID] {
-			falseIDs = append(falseIDs, sites[i].ID)
-			falseSyncs = append(falseSyncs, e.siteSyncs[i]...)
-		}
-	}
-	for i := range e.m.syncs {
-		if e.m.syncs[i].calls != nil {
-			all = append(all, i)
-		}
-	}
-	allIDs := make([]string, len(sites))
-	for i := range sites {
-		allIDs[i] = sites[i].ID
-	}
-	for _, sc := range []struct {
-		dst   *Scenario
-		ids   []string
-		syncs []int
-	}{{&e.res.FalseDependency, falseIDs, falseSyncs}, {&e.res.AllSyncs, allIDs, all}} {
-		saved, err := e.savings(ctx, sc.syncs)
-		if err != nil {
-			return err
-		}
-		*sc.dst = Scenario{SiteIDs: sc.ids, Syncs: len(sc.syncs), SavingsNs: saved, SavingsFraction: e.fraction(saved)}
-	}
-	return nil
+	d := newDraft(tl, t, r.Start, r.End, 0, len(t.Syncs), math.MaxInt64)
+	e := newEstimator(t, opt, finishModels([]*draft{d}, opt.Calibration), false)
+	e.addPart(d.m, r.Intervals, -1)
+	return e.run(ctx, sites)
 }

@@ -26,13 +26,15 @@ type model struct {
 	deviceIDs []int64
 	waits     []simWait
 	blocks    []simBlock
-	syncs     []simSync // by trace.Sync index; calls nil when outside the model
+	syncs     []simSync // by trace.Sync index less syncLo; calls nil when outside the model
+	syncLo    int
 	// recSnaps: recorded value of each record snapshot slot (the end of
 	// the recording stream's work before the record).
 	recSnaps    []int64
 	snapStreams []int32 // per snapshot slot: the recording stream
 	threads     int
 	threadPids  []int64 // per thread: its process's globalPid
+	threadTids  []int64 // per thread: its globalTid
 	consts      Constants
 	// launchCallNs: host cost of an asynchronous copy call, what a removed
 	// pageable host-to-device copy becomes.
@@ -53,7 +55,7 @@ type simCall struct {
 	snap       int32 // snapshot slot written by this (event record) call
 	snapStream int32
 	wait       int32 // waits index of this cudaStreamWaitEvent call
-	sync       int32 // trace.Sync index, -1
+	sync       int32 // m.syncs index, -1
 	// dep: a call of another thread of the process that this one waited
 	// for on the host (a hand-off such as PyTorch's autograd thread), lag
 	// after its end; -1 when none.
@@ -134,19 +136,27 @@ func (s *simStream) endBefore(a int32) int64 {
 }
 
 // buildModel prepares the replay of the calls that start inside [start,
-// end) and the ops they launch.
+// end) and the ops they launch, with every sync of the trace and the
+// constants of this timeline alone.
 func buildModel(tl *trace.Timeline, tr *trace.Trace, start, end int64, cal *Calibration) *model {
-	m := &model{}
+	d := newDraft(tl, tr, start, end, 0, len(tr.Syncs), math.MaxInt64)
+	finishModels([]*draft{d}, cal)
+	return d.m
+}
+
+// newModel builds the structure of the replay of the calls that start
+// inside [start, end): its threads, streams, dependencies and the trace's
+// syncs [syncLo, syncHi) (m.syncs[i] is trace sync syncLo+i). Ops that
+// no call of the model launched float from start to floatEnd.
+func newModel(tl *trace.Timeline, tr *trace.Trace, start, end int64, syncLo, syncHi int, floatEnd int64) *model {
+	m := &model{syncLo: syncLo}
 	callIdx := m.addCalls(tl, start, end)
 	streamIdx := map[callKey]int32{}
 	pidIdx := map[int64]int32{}
-	m.addOps(tl, callIdx, streamIdx, pidIdx, start)
+	m.addOps(tl, callIdx, streamIdx, pidIdx, start, floatEnd)
 	m.addWaits(tl, callIdx, streamIdx)
-	m.addSyncs(tr, callIdx, streamIdx, pidIdx)
+	m.addSyncs(tr.Syncs[syncLo:syncHi], callIdx, streamIdx, pidIdx)
 	m.addHandOffs()
-	rec := m.recordedPass()
-	m.deriveConstants(tl, rec, cal)
-	m.addSyncHostCode()
 	return m
 }
 
@@ -166,6 +176,7 @@ func (m *model) addCalls(tl *trace.Timeline, start, end int64) *callIndex {
 			threadIdx[c.GlobalTid] = th
 			lastEnd = append(lastEnd, c.End)
 			m.threadPids = append(m.threadPids, trace.GlobalPidOf(c.GlobalTid))
+			m.threadTids = append(m.threadTids, c.GlobalTid)
 			sc.first = true
 		} else {
 			sc.gap = c.Start - lastEnd[th]
@@ -220,9 +231,10 @@ func (m *model) deviceOf(device int64) int32 {
 }
 
 // addOps ties each op to its launch call. An op with no launch call in the
-// model that starts inside it floats after the call before it (it moves
-// with its stream); one from before the model is fixed history.
-func (m *model) addOps(tl *trace.Timeline, callIdx *callIndex, streamIdx map[callKey]int32, pidIdx map[int64]int32, start int64) {
+// model that starts inside it (before floatEnd) floats after the call
+// before it (it moves with its stream); one from before the model is fixed
+// history; one after floatEnd is left out.
+func (m *model) addOps(tl *trace.Timeline, callIdx *callIndex, streamIdx map[callKey]int32, pidIdx map[int64]int32, start, floatEnd int64) {
 	type keyed struct {
 		key int32
 		op  simOp
@@ -236,6 +248,8 @@ func (m *model) addOps(tl *trace.Timeline, callIdx *callIndex, streamIdx map[cal
 		key := int32(-1)
 		if ci, ok := callIdx.lookup(op.GlobalPid, op.CorrelationID); ok && op.CorrelationID != 0 {
 			key, so.launched = ci, true
+		} else if op.Start >= floatEnd {
+			continue
 		} else if op.Start >= start {
 			key = int32(sort.Search(len(m.calls), func(i int) bool { return m.calls[i].start > op.Start })) - 1
 		}

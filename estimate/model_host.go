@@ -73,10 +73,14 @@ func (m *model) linkHandOff(c *simCall, prev, next, last []int32, threads []int3
 
 // addSyncHostCode measures, for each sync, the host time of the code that
 // issues it: how much the gaps before its first call and after its last
-// call exceed the thread's typical gap between two launches, at most one
-// typical gap on each side. Removing the sync removes that code too.
-func (m *model) addSyncHostCode() {
-	typical := m.typicalLaunchGaps()
+// call exceed the thread's typical gap between two launches (typical, by
+// globalTid), at most one typical gap on each side. Removing the sync
+// removes that code too.
+func (m *model) addSyncHostCode(typicalByTid map[int64]int64) {
+	typical := make([]int64, m.threads)
+	for th, tid := range m.threadTids {
+		typical[th] = typicalByTid[tid]
+	}
 	anchorEnd := make([]int64, m.threads)
 	pending := make([]int32, m.threads) // sync waiting for its next anchor
 	for t := range anchorEnd {
@@ -107,10 +111,11 @@ func (m *model) addSyncHostCode() {
 	}
 }
 
-// typicalLaunchGaps returns, per thread, the median host time between two
-// consecutive launches with no sync between them; 0 when too few.
-func (m *model) typicalLaunchGaps() []int64 {
-	spans := make([][]int64, m.threads)
+// launchGaps appends, per thread (by globalTid), the host time between
+// two consecutive launches with no sync between them, the second in the
+// region (in): the samples of the thread's typical gap, their median (0
+// when fewer than 3).
+func (m *model) launchGaps(in []bool, byTid map[int64][]int64) {
 	lastEnd := make([]int64, m.threads)
 	for t := range lastEnd {
 		lastEnd[t] = minTime
@@ -124,18 +129,12 @@ func (m *model) typicalLaunchGaps() []int64 {
 		if c.opHi == c.opLo || !m.ops[c.opLo].launched {
 			continue
 		}
-		if lastEnd[c.thread] != minTime {
-			spans[c.thread] = append(spans[c.thread], c.start-lastEnd[c.thread])
+		if lastEnd[c.thread] != minTime && in[i] {
+			tid := m.threadTids[c.thread]
+			byTid[tid] = append(byTid[tid], c.start-lastEnd[c.thread])
 		}
 		lastEnd[c.thread] = c.end
 	}
-	out := make([]int64, m.threads)
-	for t, s := range spans {
-		if len(s) >= 3 {
-			out[t] = median(s)
-		}
-	}
-	return out
 }
 
 // shareHostCode gives every sync of a site the site's median host code on

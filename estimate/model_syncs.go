@@ -8,8 +8,8 @@ import (
 
 // addSyncs marks the inventory's syncs on the model's calls: which calls
 // each sync removes, and how each blocking call waits.
-func (m *model) addSyncs(tr *trace.Trace, callIdx *callIndex, streamIdx map[callKey]int32, pidIdx map[int64]int32) {
-	m.syncs = make([]simSync, len(tr.Syncs))
+func (m *model) addSyncs(syncs []trace.Sync, callIdx *callIndex, streamIdx map[callKey]int32, pidIdx map[int64]int32) {
+	m.syncs = make([]simSync, len(syncs))
 	kinds := map[string]trace.CallKind{} // ClassifyName is a regexp: once per name
 	kindOf := func(name string) trace.CallKind {
 		k, ok := kinds[name]
@@ -19,8 +19,8 @@ func (m *model) addSyncs(tr *trace.Trace, callIdx *callIndex, streamIdx map[call
 		}
 		return k
 	}
-	for i := range tr.Syncs {
-		s := &tr.Syncs[i]
+	for i := range syncs {
+		s := &syncs[i]
 		pid := s.GlobalPid
 		ss := simSync{scope: noIndex, pid: noIndex, snap: noIndex, stream: noIndex}
 		if p, ok := pidIdx[pid]; ok {

@@ -98,49 +98,105 @@ type StreamWait struct {
 // Timeline reads every API call and GPU op that overlaps the window. The
 // time filter runs in SQL.
 func (x *Export) Timeline(ctx context.Context, window Interval) (*Timeline, error) {
-	tl := &Timeline{Window: window}
-	if err := x.timelineCalls(ctx, tl); err != nil {
+	tls, err := x.Timelines(ctx, []Interval{window})
+	if err != nil {
 		return nil, err
 	}
-	if err := x.timelineOps(ctx, tl); err != nil {
-		return nil, err
-	}
-	if err := x.timelineWaits(ctx, tl); err != nil {
-		return nil, err
-	}
-	return tl, nil
+	return tls[0], nil
 }
 
-func (x *Export) timelineCalls(ctx context.Context, tl *Timeline) error {
+// Timelines reads the timelines of several windows, in the order given,
+// with one scan of each table (an export has no index on time, so each
+// scan reads the whole table): what Timeline reads for each window. A row
+// that overlaps several windows is in each.
+func (x *Export) Timelines(ctx context.Context, windows []Interval) ([]*Timeline, error) {
+	tls := newTimelines(windows)
+	conds := make([]string, len(windows))
+	args := make([]any, 0, 2*len(windows))
+	for i, w := range windows {
+		conds[i] = `(start < ? AND "end" > ?)`
+		args = append(args, w.End, w.Start)
+	}
+	overlap := []rowQuery{{where: "(" + strings.Join(conds, " OR ") + ")", args: args, window: -1}}
+	rd := timelineRead{
+		rows: func(_ context.Context, table string) ([]rowQuery, error) {
+			if table == tableSync {
+				return []rowQuery{{where: "1", window: -1}}, nil
+			}
+			return overlap, nil
+		},
+		events: func(ctx context.Context, _ []*Timeline) (*activity, error) {
+			act := &activity{bySync: map[[2]int64]eventRecord{}, byEvent: map[[2]int64][]eventRecord{}}
+			return act, x.loadEventRecords(ctx, act, &Stats{})
+		},
+	}
+	return tls, x.readTimelines(ctx, tls, rd)
+}
+
+func newTimelines(windows []Interval) []*Timeline {
+	tls := make([]*Timeline, len(windows))
+	for i, w := range windows {
+		tls[i] = &Timeline{Window: w}
+	}
+	return tls
+}
+
+// callName is an API name as a timeline carries it: normalised and
+// classified once per StringIds id, so every call of one API shares one
+// string.
+type callName struct {
+	name string
+	kind CallKind
+}
+
+func (x *Export) timelineCalls(ctx context.Context, tls []*Timeline, rd timelineRead) error {
 	s := x.Schema
-	q := fmt.Sprintf(`SELECT start, "end", globalTid, correlationId, nameId FROM %s WHERE %s IN (0, 1) AND start < ? AND "end" > ?`,
-		s.Name(tableRuntime), s.col(tableRuntime, "eventClass", "0"))
 	v, dest := nullInts(5)
 	nameIDs := map[int64]bool{}
-	type raw struct{ start, end, tid, corr, name int64 }
-	var rows []raw
-	_, err := x.scanRows(ctx, "reading the timeline's API calls", q, dest, func() error {
-		rows = append(rows, raw{v[0].Int64, v[1].Int64, v[2].Int64, intOr(v[3], -1), v[4].Int64})
+	ids := make([][]int64, len(tls)) // per window, each call's nameId
+	const sel = `start, "end", globalTid, correlationId, nameId`
+	err := x.scanQueries(ctx, "reading the timeline's API calls", tableRuntime, sel, dest, &v[0], &v[1], timelineRead{
+		rows: func(ctx context.Context, table string) ([]rowQuery, error) {
+			qs, err := rd.rows(ctx, table)
+			out := make([]rowQuery, len(qs))
+			for i, q := range qs {
+				q.where = s.col(tableRuntime, "eventClass", "0") + " IN (0, 1) AND " + q.where
+				out[i] = q
+			}
+			return out, err
+		}, ordered: rd.ordered}, func(window int) error {
+		c := TimelineCall{Start: v[0].Int64, End: v[1].Int64, GlobalTid: v[2].Int64, CorrelationID: intOr(v[3], -1)}
 		nameIDs[v[4].Int64] = true
+		eachWindow(tls, window, c.Start, c.End, func(k int) {
+			tls[k].Calls = append(tls[k].Calls, c)
+			ids[k] = append(ids[k], v[4].Int64)
+		})
 		return nil
-	}, tl.Window.End, tl.Window.Start)
+	})
 	if err != nil {
 		return err
 	}
-	names, err := x.lookupStrings(ctx, nameIDs)
+	raw, err := x.lookupStrings(ctx, nameIDs)
 	if err != nil {
 		return err
 	}
-	tl.Calls = make([]TimelineCall, len(rows))
-	for i, r := range rows {
-		n := NormalizeName(names[r.name])
-		tl.Calls[i] = TimelineCall{Name: n, Kind: ClassifyName(n), Start: r.start, End: r.end, GlobalTid: r.tid, CorrelationID: r.corr}
+	names := make(map[int64]callName, len(raw))
+	for id := range nameIDs {
+		n := NormalizeName(raw[id])
+		names[id] = callName{n, ClassifyName(n)}
 	}
-	sort.SliceStable(tl.Calls, func(i, j int) bool { return tl.Calls[i].Start < tl.Calls[j].Start })
+	for k, tl := range tls {
+		for i := range tl.Calls {
+			n := names[ids[k][i]]
+			tl.Calls[i].Name, tl.Calls[i].Kind = n.name, n.kind
+		}
+		ids[k] = nil
+		sort.SliceStable(tl.Calls, func(i, j int) bool { return tl.Calls[i].Start < tl.Calls[j].Start })
+	}
 	return nil
 }
 
-func (x *Export) timelineOps(ctx context.Context, tl *Timeline) error {
+func (x *Export) timelineOps(ctx context.Context, tls []*Timeline, rd timelineRead) error {
 	s := x.Schema
 	type source struct {
 		table  string
@@ -157,7 +213,7 @@ func (x *Export) timelineOps(ctx context.Context, tl *Timeline) error {
 		{tableGraphTrace, OpGraph, "NULL", "0", noLaunch},
 	}
 	nameIDs := map[int64]bool{}
-	nameOf := map[int]int64{}
+	ids := make([][]int64, len(tls)) // per window, each op's name id; -1: named already
 	for _, src := range sources {
 		if !s.HasColumn(src.table, "start") || !s.HasColumn(src.table, "streamId") {
 			continue
@@ -166,27 +222,31 @@ func (x *Export) timelineOps(ctx context.Context, tl *Timeline) error {
 		if src.kind == OpMemcpy {
 			extra = s.col(tableMemcpy, "copyKind", "NULL")
 		}
-		q := fmt.Sprintf(`SELECT start, "end", deviceId, %s, streamId, %s, %s, %s, %s, %s, %s FROM %s WHERE start < ? AND "end" > ?`,
+		sel := fmt.Sprintf(`start, "end", deviceId, %s, streamId, %s, %s, %s, %s, %s, %s`,
 			s.col(src.table, "contextId", "0"), s.col(src.table, "correlationId", "0"), s.col(src.table, "globalPid", "0"),
-			src.bytes, src.name, extra, src.launch, s.Name(src.table))
+			src.bytes, src.name, extra, src.launch)
 		v, dest := nullInts(10 + len(launchColumns))
-		_, err := x.scanRows(ctx, "reading the timeline's GPU ops", q, dest, func() error {
+		err := x.scanQueries(ctx, "reading the timeline's GPU ops", src.table, sel, dest, &v[0], &v[1], rd, func(window int) error {
 			op := Op{Kind: src.kind, Start: v[0].Int64, End: v[1].Int64, Device: v[2].Int64, Context: v[3].Int64, Stream: v[4].Int64,
 				CorrelationID: v[5].Int64, GlobalPid: v[6].Int64, Bytes: v[7].Int64, Launch: launchOf(v[10:])}
+			nameID := int64(-1)
 			switch src.kind {
 			case OpKernel:
 				if v[8].Valid {
-					nameIDs[v[8].Int64] = true
-					nameOf[len(tl.Ops)] = v[8].Int64
+					nameID = v[8].Int64
+					nameIDs[nameID] = true
 				}
 			case OpMemcpy:
 				op.Name = copyKindName(CopyKind(v[9].Int64))
 			default:
 				op.Name = string(src.kind)
 			}
-			tl.Ops = append(tl.Ops, op)
+			eachWindow(tls, window, op.Start, op.End, func(k int) {
+				tls[k].Ops = append(tls[k].Ops, op)
+				ids[k] = append(ids[k], nameID)
+			})
 			return nil
-		}, tl.Window.End, tl.Window.Start)
+		})
 		if err != nil {
 			return err
 		}
@@ -195,10 +255,15 @@ func (x *Export) timelineOps(ctx context.Context, tl *Timeline) error {
 	if err != nil {
 		return err
 	}
-	for i, id := range nameOf {
-		tl.Ops[i].Name = names[id]
+	for k, tl := range tls {
+		for i, id := range ids[k] {
+			if id >= 0 {
+				tl.Ops[i].Name = names[id]
+			}
+		}
+		ids[k] = nil
+		sort.SliceStable(tl.Ops, func(i, j int) bool { return tl.Ops[i].Start < tl.Ops[j].Start })
 	}
-	sort.SliceStable(tl.Ops, func(i, j int) bool { return tl.Ops[i].Start < tl.Ops[j].Start })
 	return nil
 }
 
@@ -230,39 +295,55 @@ func launchOf(v []sql.NullInt64) KernelLaunch {
 		StaticShared: get(6), DynamicShared: get(7), Registers: get(8)}
 }
 
-// timelineWaits links the window's cudaStreamWaitEvent calls to the event
+// timelineWaits links the windows' cudaStreamWaitEvent calls to the event
 // records they wait for, through their synchronization rows.
-func (x *Export) timelineWaits(ctx context.Context, tl *Timeline) error {
-	want := map[callKey]bool{}
-	for _, c := range tl.Calls {
-		if b := baseName(c.Name); b == "cudaStreamWaitEvent" || b == "cuStreamWaitEvent" {
-			want[callKey{pidOf(c.GlobalTid), c.CorrelationID}] = true
+func (x *Export) timelineWaits(ctx context.Context, tls []*Timeline, rd timelineRead) error {
+	want := map[callKey][]int{} // wait call -> the timelines that hold it
+	isWait := map[string]bool{} // by name: baseName is a regexp
+	for k, tl := range tls {
+		for _, c := range tl.Calls {
+			w, ok := isWait[c.Name]
+			if !ok {
+				b := baseName(c.Name)
+				w = b == "cudaStreamWaitEvent" || b == "cuStreamWaitEvent"
+				isWait[c.Name] = w
+			}
+			if w {
+				key := callKey{pidOf(c.GlobalTid), c.CorrelationID}
+				want[key] = append(want[key], k)
+			}
 		}
 	}
 	s := x.Schema
 	if len(want) == 0 || !s.HasColumn(tableSync, "correlationId") {
 		return nil
 	}
-	act := &activity{bySync: map[[2]int64]eventRecord{}, byEvent: map[[2]int64][]eventRecord{}}
-	if err := x.loadEventRecords(ctx, act, &Stats{}); err != nil {
+	act, err := rd.events(ctx, tls)
+	if err != nil {
 		return err
 	}
-	q := fmt.Sprintf(`SELECT correlationId, %s, streamId, %s, %s FROM %s`,
-		s.col(tableSync, "globalPid", "0"), s.col(tableSync, "eventId", "-1"), s.col(tableSync, "eventSyncId", "-1"), s.Name(tableSync))
-	var corr, gpid, stream, eventID, eventSyncID sql.NullInt64
-	_, err := x.scanRows(ctx, "reading stream waits", q, []any{&corr, &gpid, &stream, &eventID, &eventSyncID}, func() error {
+	sel := fmt.Sprintf(`correlationId, %s, streamId, %s, %s, %s`, s.col(tableSync, "globalPid", "0"),
+		s.col(tableSync, "eventId", "-1"), s.col(tableSync, "eventSyncId", "-1"), s.col(tableSync, "start", "0"))
+	var corr, gpid, stream, eventID, eventSyncID, start sql.NullInt64
+	dest := []any{&corr, &gpid, &stream, &eventID, &eventSyncID, &start}
+	return x.scanQueries(ctx, "reading stream waits", tableSync, sel, dest, &start, &start, rd, func(window int) error {
 		k := callKey{gpid.Int64, corr.Int64}
-		if !want[k] {
+		in := want[k]
+		if len(in) == 0 {
 			return nil
 		}
 		rec := syncRecord{stream: stream.Int64, eventID: intOr(eventID, -1), eventSyncID: intOr(eventSyncID, -1)}
 		if r, ok := act.eventRecordFor(k.pid, rec, k.corr); ok {
-			tl.Waits = append(tl.Waits, StreamWait{GlobalPid: k.pid, CorrelationID: k.corr, Stream: rec.stream,
-				RecordStream: r.stream, RecordCorrelationID: r.corr})
+			for _, w := range in {
+				if window >= 0 && w != window {
+					continue // another window's query reads its own
+				}
+				tls[w].Waits = append(tls[w].Waits, StreamWait{GlobalPid: k.pid, CorrelationID: k.corr, Stream: rec.stream,
+					RecordStream: r.stream, RecordCorrelationID: r.corr})
+			}
 		}
 		return nil
 	})
-	return err
 }
 
 func copyKindName(k CopyKind) string {
