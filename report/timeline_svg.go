@@ -90,7 +90,8 @@ func layoutTimeline(tl *trace.Timeline, t *trace.Trace, s *trace.Sync, bubble tr
 	plotW := float64(svgWidth - svgGutter - svgRight)
 	x := func(ns int64) float64 {
 		ns = min(max(ns, w.Start), w.End)
-		return float64(svgGutter) + plotW*float64(ns-w.Start)/float64(max(w.End-w.Start, 1))
+		// Differences in uint64: exact for any window inside int64.
+		return float64(svgGutter) + plotW*float64(uint64(ns)-uint64(w.Start))/float64(max(uint64(w.End)-uint64(w.Start), 1))
 	}
 	pid := s.GlobalPid
 
@@ -222,10 +223,18 @@ func rect(x1, x2 float64, laneY int, class, title string) svgRect {
 	return svgRect{X: px(x1), Y: px(float64(laneY + 2)), W: px(max(x2-x1, 1)), H: px(float64(svgLaneH - 4)), Class: class, Title: title}
 }
 
+// maxTicks bounds the ticks of an axis: a round step gives at most seven.
+const maxTicks = 12
+
 // ticks places axis ticks at a round step, labelled relative to the
-// sync's start.
+// sync's start. The arithmetic holds for windows at the ends of int64 (a
+// damaged export): the width is taken in uint64, and the loop stops before
+// the time overflows — it once looped forever there.
 func ticks(w trace.Interval, zero int64, x func(int64) float64) []svgTick {
-	span := float64(w.End - w.Start)
+	if w.End <= w.Start {
+		return nil
+	}
+	span := float64(uint64(w.End) - uint64(w.Start))
 	raw := span / 6
 	mag := math.Pow(10, math.Floor(math.Log10(max(raw, 1))))
 	step := mag
@@ -235,10 +244,13 @@ func ticks(w trace.Interval, zero int64, x func(int64) float64) []svgTick {
 			break
 		}
 	}
+	if step > math.MaxInt64/2 {
+		return nil
+	}
 	st := int64(step)
 	var out []svgTick
 	first := zero - ((zero-w.Start)/st)*st
-	for ns := first; ns <= w.End; ns += st {
+	for ns := first; ns <= w.End && len(out) < maxTicks; ns += st {
 		label := "0"
 		switch d := ns - zero; {
 		case d > 0:
@@ -247,6 +259,9 @@ func ticks(w trace.Interval, zero int64, x func(int64) float64) []svgTick {
 			label = "−" + Duration(-d)
 		}
 		out = append(out, svgTick{X: px(x(ns)), Label: label})
+		if ns > math.MaxInt64-st {
+			break
+		}
 	}
 	return out
 }

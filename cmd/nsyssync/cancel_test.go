@@ -166,8 +166,9 @@ func checkCancelled(t *testing.T, args []string, output string, k int64) {
 }
 
 // TestCancelLargeExport interrupts commands while they read a generated
-// export of some size (the lean fixture 200 times over, 6 MB) after a
-// while, as Ctrl-C does, and checks that they notice within a bound.
+// export of some size (the lean fixture 80 times over, 2.5 MB) after a
+// while, as Ctrl-C does, and checks that they notice within a bound (they
+// take a few milliseconds).
 func TestCancelLargeExport(t *testing.T) {
 	dir := t.TempDir()
 	big := filepath.Join(dir, "big.sqlite")
@@ -175,7 +176,7 @@ func TestCancelLargeExport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const noticeWithin = 5 * time.Second
+	const noticeWithin = 2 * time.Second // a run takes 0.5 s, 5 s under -race
 	for _, args := range [][]string{
 		{"analyze", "--format", "json", big},
 		{"doctor", big},
@@ -197,6 +198,8 @@ func TestCancelLargeExport(t *testing.T) {
 					t.Skipf("finished in less than %v", after)
 				} else if late := returned.Sub(time.Unix(0, at)); late > noticeWithin {
 					t.Errorf("returned %v after the interruption, want within %v", late, noticeWithin)
+				} else {
+					t.Logf("returned %v after the interruption", late)
 				}
 				if errOut := stderr.String(); code != exitError || !strings.HasPrefix(errOut, "nsyssync: interrupted") || strings.Count(errOut, "\n") != 1 {
 					t.Errorf("exit %d, stderr %q; want 1 and one line saying it was interrupted", code, errOut)
