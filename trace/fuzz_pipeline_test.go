@@ -55,10 +55,10 @@ func analysePipeline(t *testing.T, path string, nvtx string) pipelineOutcome {
 	defer cancel()
 	out, err := runPipeline(ctx, path, nvtx)
 	if err != nil {
-		checkErrorLine(t, path, err)
 		if errors.Is(err, context.DeadlineExceeded) {
-			t.Fatalf("analysis did not finish in %v", fuzzDeadline)
+			t.Fatalf("analysis did not finish in %v: %v", fuzzDeadline, err)
 		}
+		checkErrorLine(t, path, err)
 		// Once the export loaded, only a bad value read later (a corrupt
 		// page, a wrong type in the timeline) may stop the analysis.
 		var ie *trace.InputError

@@ -81,7 +81,7 @@ func (x *Export) TimelineRows(ctx context.Context, ivs []Interval) (int64, error
 		if ok, err := ix.ordered(ctx); err != nil {
 			return 0, err
 		} else if !ok {
-			rows += float64(ix.hi - ix.lo + 1)
+			rows += float64(uint64(ix.hi)-uint64(ix.lo)) + 1 // exact for any rowids
 			continue
 		}
 		var n int64
@@ -148,6 +148,11 @@ func (ix *startIndex) ordered(ctx context.Context) (bool, error) {
 	const points = 257
 	if ix.hi < ix.lo {
 		return true, nil
+	}
+	if ix.lo < 0 || ix.hi == math.MaxInt64 {
+		// Rowids nsys never writes (a damaged file): the binary search's
+		// bounds would overflow, so the table is read whole.
+		return false, nil
 	}
 	ids := make([]string, points)
 	for i := range ids {
