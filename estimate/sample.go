@@ -273,5 +273,7 @@ func syncRange(syncs []trace.Sync, w trace.Interval) (int, int) {
 			first = j
 		}
 	}
-	return first, hi
+	// A window that ends before it starts (times at the int64 limits of a
+	// damaged export) holds no sync, and must not give hi < first.
+	return first, max(first, hi)
 }
