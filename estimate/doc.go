@@ -16,4 +16,9 @@
 // from the trace where it shows them, else from a Calibration profile,
 // else from DefaultCalibration. docs/estimator.md scores the estimates
 // against measured ground truth.
+//
+// A region of more than Options.MaxEvents calls and ops is not read whole:
+// Run replays windows of it, each read by rowid and cut where host and GPU
+// are back in step, with constants pooled over them, and extrapolates
+// (Result.Sampled; docs/estimator.md, "Large traces").
 package estimate
