@@ -29,7 +29,8 @@ type Estimates struct {
 	// SelfCheckError is the simulator's relative error replaying the
 	// region unchanged.
 	SelfCheckError float64
-	// Sampled: some site was estimated from a sample of its occurrences.
+	// Sampled: some estimate was extrapolated from a sample (of a site's
+	// occurrences, or of the region's windows).
 	Sampled bool
 	// Warnings are the estimator's notes on its model.
 	Warnings []string
@@ -85,8 +86,12 @@ func (a *Analysis) totalSavingsText() string {
 		return "not estimated"
 	}
 	d := a.Trace.Region.Duration
-	return Duration(a.Estimates.FalseDependencyNs) + " (" + percent(a.Estimates.FalseDependencyNs, d) +
+	text := Duration(a.Estimates.FalseDependencyNs) + " (" + percent(a.Estimates.FalseDependencyNs, d) +
 		") removable (false dependencies); " + Duration(a.Estimates.TotalNs) + " (" + percent(a.Estimates.TotalNs, d) + ") overall"
+	if a.Estimates.Sampled {
+		text += "; sampled"
+	}
+	return text
 }
 
 // FromEstimate turns the estimator's result into what the renderers show:
@@ -96,6 +101,7 @@ func (a *Analysis) totalSavingsText() string {
 func FromEstimate(r *estimate.Result) *Estimates {
 	e := &Estimates{Sites: map[string]SiteEstimate{}, TotalNs: r.AllSyncs.SavingsNs,
 		FalseDependencyNs: r.FalseDependency.SavingsNs, SelfCheckError: r.SelfCheckError, Warnings: r.Warnings}
+	e.Sampled = r.Sampled
 	for _, s := range r.Sites {
 		e.Sites[s.ID] = SiteEstimate{SavingsNs: s.SavingsNs, Sampled: s.Sampled}
 		e.Sampled = e.Sampled || s.Sampled

@@ -53,6 +53,9 @@ type Totals struct {
 	// EstimateSelfCheckError: the simulator's relative error replaying the
 	// region unchanged; absent when no estimate ran.
 	EstimateSelfCheckError *float64 `json:"estimate_self_check_error,omitempty"`
+	// EstimateSampled: some estimate was extrapolated from a sample of the
+	// region (see the warnings); absent otherwise.
+	EstimateSampled bool `json:"estimate_sampled,omitempty"`
 }
 
 // SiteJSON is one site of the contract.
@@ -159,6 +162,7 @@ func (a *Analysis) documentHead() Document {
 		d.Totals.EstimatedSavingsFraction = fraction(e.TotalNs, t.Region.Duration)
 		d.Totals.FalseDependencySavingsNs = e.FalseDependencyNs
 		d.Totals.EstimateSelfCheckError = &e.SelfCheckError
+		d.Totals.EstimateSampled = e.Sampled
 	}
 	for _, s := range a.Ordered() {
 		sj := SiteJSON{ID: s.ID, Fingerprint: Fingerprint(s), APIs: s.APIs, Count: len(s.Syncs), BlockedNs: s.BlockedNs, Dependency: string(s.Dependency),

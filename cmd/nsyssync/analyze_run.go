@@ -104,18 +104,10 @@ func analyzeOne(ctx context.Context, path string, opt analyzeOptions, allow *rep
 	return gate, nil
 }
 
-// maxSimulatedOps bounds the GPU ops of a region the simulator reads into
-// memory; a larger region is reported unestimated with a warning.
-const maxSimulatedOps = 4_000_000
-
 // estimateSavings runs the what-if simulator over the analysis' region.
 func estimateSavings(ctx context.Context, x *trace.Export, a *report.Analysis, opt analyzeOptions) (*report.Estimates, error) {
 	t := a.Trace
 	if len(t.Syncs) == 0 || t.Region.Duration <= 0 {
-		return nil, nil
-	}
-	if t.Stats.GPUOps > maxSimulatedOps && t.Region.Name == "" {
-		t.Warnings = append(t.Warnings, fmt.Sprintf("savings not estimated: the trace has %d GPU ops (the simulator reads at most %d); choose a region with --nvtx", t.Stats.GPUOps, maxSimulatedOps))
 		return nil, nil
 	}
 	var cal *estimate.Calibration
@@ -126,10 +118,13 @@ func estimateSavings(ctx context.Context, x *trace.Export, a *report.Analysis, o
 		}
 		cal = c
 	}
+	// A large region is estimated from a sample of windows (the estimator
+	// says so in its warnings), so memory stays bounded at any size.
 	res, err := estimate.Run(ctx, x, t, a.Sites, estimate.Options{Calibration: cal})
 	if err != nil {
 		return nil, err
 	}
+	t.Warnings = append(t.Warnings, res.Warnings...)
 	return report.FromEstimate(res), nil
 }
 
