@@ -28,11 +28,13 @@ shapes=(
   "sync-heavy:fixtures/syncs_lean.sqlite"
 )
 
-# timed CMD...: runs the command, prints "SECONDS PEAK_MIB".
+# timed OUT CMD...: runs the command with its output in OUT, prints
+# "SECONDS PEAK_MIB".
 timed() {
-  local out
-  out=$( { /usr/bin/time -f "%e %M" "$@" >/dev/null 2>/dev/null; } 2>&1 | tail -1)
-  awk '{printf "%.1f %.0f", $1, $2/1024}' <<<"$out"
+  local out=$1
+  shift
+  /usr/bin/time -o "$out.time" -f "%e %M" "$@" >"$out" 2>/dev/null
+  awk '{printf "%.1f %.0f", $1, $2/1024}' "$out.time"
 }
 
 # floor FILE: seconds for sqlite3 to run the scans the inventory runs.
@@ -68,9 +70,11 @@ for gb in "${SIZES[@]}"; do
     f="$TMP/nsyssync-bench-$(basename "$src" .sqlite)-${gb}GB.sqlite"
     [ -s "$f" ] || bin/nsysgen -q -src "$src" -out "$f" -size "${gb}GiB"
     n=$(rows "$f")
-    syncs=$(bin/nsyssync analyze --no-estimate --format json "$f" | grep -m1 -o '"syncs": *[0-9]*' | grep -o '[0-9]*$')
-    read -r inv_s inv_m <<<"$(timed bin/nsyssync analyze --no-estimate --format json "$f")"
-    read -r full_s full_m <<<"$(timed bin/nsyssync analyze --format json "$f")"
+    out="$TMP/nsyssync-bench-out.json"
+    read -r inv_s inv_m <<<"$(timed "$out" bin/nsyssync analyze --no-estimate --format json "$f")"
+    syncs=$(grep -m1 -o '"syncs": *[0-9]*' "$out" | grep -o '[0-9]*$')
+    read -r full_s full_m <<<"$(timed "$out" bin/nsyssync analyze --format json "$f")"
+    rm -f "$out" "$out.time"
     fl=$(floor "$f")
     printf "| %s | %s GiB | %s M | %s | %s s | %s M/s | %s MiB | %s s | %s MiB | %s s | %s× |\n" \
       "$name" "$gb" "$(awk -v n="$n" 'BEGIN{printf "%.1f", n/1e6}')" "$syncs" "$inv_s" \
