@@ -42,7 +42,7 @@ floor() {
   local f=$1 ids start end
   ids=$(sqlite3 "$f" "SELECT group_concat(id) FROM StringIds WHERE value GLOB 'cu*Synchronize*' OR value GLOB 'cu*Memcpy*' OR value GLOB 'cu*Memset*' OR value GLOB 'cu*Free*'")
   start=$(date +%s.%N)
-  sqlite3 "$f" "SELECT count(*), sum(start) FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE nameId IN ($ids)" >/dev/null
+  sqlite3 "$f" "SELECT count(*), max(start), max(\"end\"), max(globalTid), max(correlationId) FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE nameId IN ($ids)" >/dev/null
   for t in CUPTI_ACTIVITY_KIND_KERNEL CUPTI_ACTIVITY_KIND_MEMCPY CUPTI_ACTIVITY_KIND_SYNCHRONIZATION; do
     sqlite3 "$f" "SELECT count(*), max(start), max(\"end\"), max(deviceId*4294967296+streamId), max(correlationId), max(globalPid) FROM $t" >/dev/null 2>&1 || true
   done
