@@ -56,13 +56,9 @@ Exit codes: 0 measured; 1 no GPU, or the measurement failed; 2 bad flags.`,
 }
 
 func runCalibrate(ctx context.Context, opt calibrateOptions, stdout, stderr io.Writer) error {
-	dev, err := cuda.Open(cuda.Options{Ordinal: opt.device})
+	dev, err := openGPU(opt.device, stderr)
 	if err != nil {
-		if cuda.Unavailable(err) {
-			return noGPU(stderr, err)
-		}
-		fmt.Fprintf(stderr, "nsyssync: %v\n", err)
-		return &exitErr{code: exitError}
+		return err
 	}
 	defer dev.Close()
 	c, err := dev.Calibrate(ctx, opt.samples)

@@ -80,20 +80,26 @@ Exit codes: 0 replayed; 1 no GPU, or the export or the replay failed;
 	return cmd
 }
 
-// noGPU prints the one line that says the replay cannot run here.
-func noGPU(stderr io.Writer, err error) error {
-	fmt.Fprintf(stderr, "nsyssync: no GPU found (%v): the simulator's estimate stands (nsyssync analyze)\n", err)
-	return &exitErr{code: exitError}
+// openGPU opens GPU ordinal for replay or calibration. Without a driver or
+// GPU it says in one line that the simulator's estimate stands; either
+// way a failure comes back as the exit error, already printed.
+func openGPU(ordinal int, stderr io.Writer) (*cuda.Device, error) {
+	dev, err := cuda.Open(cuda.Options{Ordinal: ordinal})
+	if err == nil {
+		return dev, nil
+	}
+	if cuda.Unavailable(err) {
+		fmt.Fprintf(stderr, "nsyssync: no GPU found (%v): the simulator's estimate stands (nsyssync analyze)\n", err)
+	} else {
+		fmt.Fprintf(stderr, "nsyssync: %v\n", err)
+	}
+	return nil, &exitErr{code: exitError}
 }
 
 func runReplay(ctx context.Context, path string, opt replayOptions, stdout, stderr io.Writer) error {
-	dev, err := cuda.Open(cuda.Options{Ordinal: opt.device})
+	dev, err := openGPU(opt.device, stderr)
 	if err != nil {
-		if cuda.Unavailable(err) {
-			return noGPU(stderr, err)
-		}
-		fmt.Fprintf(stderr, "nsyssync: %v\n", err)
-		return &exitErr{code: exitError}
+		return err
 	}
 	defer dev.Close()
 	res, t, err := replayFile(ctx, dev, path, opt)
