@@ -236,10 +236,12 @@ func TestProbeOnFakeGPU(t *testing.T) {
 				if st, end := s.stamp(row.Stamp); row.Stamp < 0 || end <= st || row.Start > row.Ret || row.Ret > row.End {
 					t.Errorf("graph action %+v: stamp %d to %d", row, st, end)
 				}
-				// Issued at the end of the recorded call (the launch returns
-				// at most the launch call before the action's end), or at its
-				// start.
-				if late := row.Ret >= row.End-1_000; late != (lm == launchGraphsAtEnd) {
+				// Issued at the end of the recorded call, the launch returns at
+				// most the launch call before the action's end: the runner
+				// waits for it. Issued at the start, when it returns depends
+				// on how far behind a slow host (the race detector) runs, so
+				// only the stamps and the order are checked.
+				if lm == launchGraphsAtEnd && row.Ret < row.End-1_000 {
 					t.Errorf("%s: graph action %+v returned %d ns before its end", lm, row, row.End-row.Ret)
 				}
 			}
