@@ -107,13 +107,8 @@ func (d *Device) withSession(spec sessionSpec, f func(s session) error) error {
 func (d *Device) measureModel() (DeviceModel, error) {
 	var m DeviceModel
 	err := d.withSession(sessionSpec{streams: 1, events: 2, timing: true, stamps: 1}, func(s session) error {
-		for range 5 { // warm up: first launches pay for the JIT and lazy loading
-			if err := s.spin(0, 1_000, oneWarp, -1); err != nil {
-				return err
-			}
-			if err := s.syncStream(0); err != nil {
-				return err
-			}
+		if err := warmUp(s); err != nil {
+			return err
 		}
 		step, err := s.timerStep(0)
 		if err != nil {
@@ -130,6 +125,32 @@ func (d *Device) measureModel() (DeviceModel, error) {
 		return err
 	})
 	return m, err
+}
+
+// warmUpTime is how long a device is kept busy when it is opened, before
+// it measures itself: a freshly started machine's first replays ran up to
+// 6% longer than its later ones (docs/replay.md).
+const warmUpTime = 200 * time.Millisecond
+
+// warmUp launches spins on stream 0, each awaited: five short ones (the
+// first launches pay for the JIT and lazy loading), then 1 ms ones until
+// warmUpTime has passed (at most 400), so that the GPU's clocks and the
+// host thread's core leave their idle states.
+func warmUp(s session) error {
+	start := time.Now()
+	for i := 0; i < 405 && (i < 5 || time.Since(start) < warmUpTime); i++ {
+		ns := int64(1_000_000)
+		if i < 5 {
+			ns = 1_000
+		}
+		if err := s.spin(0, ns, oneWarp, -1); err != nil {
+			return err
+		}
+		if err := s.syncStream(0); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // idleLaunchCall returns the median host time of trials launches of a

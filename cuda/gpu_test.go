@@ -201,19 +201,24 @@ func TestGPUMemoryAndRelease(t *testing.T) {
 }
 
 // TestGPUReplaySelfCheck replays regions as recorded: the replay must
-// take the recorded time.
+// take the recorded time (the median of 11 rounds, after the replay's
+// untimed one).
 func TestGPUReplaySelfCheck(t *testing.T) {
 	d := openTestGPU(t)
+	out := map[string]any{}
 	for _, name := range []string{"gt_item_tiny", "gt_twostream_sync", "syncs_lean", "multiproc_lean"} {
 		f := loadFixture(t, name, "measured")
-		res, err := d.ReplayTimeline(context.Background(), f.tl, f.t, nil, ReplayOptions{Repeat: 5})
+		res, err := d.ReplayTimeline(context.Background(), f.tl, f.t, nil, ReplayOptions{Repeat: 11})
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
 		t.Logf("%s: recorded %.3f ms, replayed %.3f ms (%.3f to %.3f), self-check %+.2f%%", name,
 			float64(res.RecordedNs)/1e6, float64(res.Unchanged.MedianNs)/1e6, float64(res.Unchanged.MinNs)/1e6, float64(res.Unchanged.MaxNs)/1e6, 100*res.SelfCheckError)
+		out[name] = map[string]any{"recorded_ns": res.RecordedNs, "unchanged": res.Unchanged, "self_check": res.SelfCheckError}
 		if e := res.SelfCheckError; e < -0.05 || e > 0.05 {
 			t.Errorf("%s: self-check %+.1f%%: want within 5%%", name, 100*e)
 		}
 	}
+	out["gpu"] = d.Identity()
+	writeOut(t, "selfcheck.json", out)
 }

@@ -15,7 +15,7 @@ import (
 type ReplayOptions struct {
 	// Repeat is the number of measured rounds; each round replays the
 	// region once as recorded and once without each group's syncs, in
-	// alternating order. Zero: 5.
+	// alternating order, after one untimed round. Zero: 5.
 	Repeat int
 	// KeepHostCode keeps the host time of the code that issues a removed
 	// sync (see PlanOptions).
@@ -181,8 +181,14 @@ func (d *Device) ReplayTimeline(ctx context.Context, tl *trace.Timeline, t *trac
 	err = d.withSession(spec, func(s session) error {
 		rn := &runner{sess: s, model: d.model, base: time.Now(), lim: d.lim, occupancy: opt.occupancy,
 			footprintOverNs: d.overNs, overhead: opt.overhead, launch: opt.launch}
-		if _, err := rn.run(ctx, base); err != nil { // warm-up
-			return fmt.Errorf("warm-up: %w", err)
+		// A warm-up round, untimed: every plan once, so that each
+		// plan's first run (caches, page faults, the driver's first
+		// launches of each footprint) is not a measured one.
+		for _, p := range plans {
+			runtime.GC()
+			if _, err := rn.run(ctx, p); err != nil {
+				return fmt.Errorf("warm-up: %w", err)
+			}
 		}
 		for round := range opt.Repeat {
 			for k := range plans {
