@@ -61,6 +61,11 @@ type runner struct {
 	// probe, when set, notes when each action ran and stamps its first
 	// GPU op (diagnostic replays in tests).
 	probe *probe
+	// spinOnly: busy waits never yield (there are CPUs enough for every
+	// replay thread); wait chooses the waits (the zero value: the
+	// replay's).
+	spinOnly bool
+	wait     waitModel
 }
 
 // launchModel chooses when, in the host time of a recorded launch call
@@ -117,21 +122,57 @@ func (r *runner) now() int64 { return int64(time.Since(r.base)) }
 
 // Waiting: a replay paces host gaps of microseconds, finer than the
 // scheduler's sleeps, so it busy-waits; it sleeps through the part of a
-// long wait that lies beyond sleepSlackNs, and lets other goroutines run
-// now and then, so that replay threads share a machine with few CPUs.
+// long wait that lies beyond sleepSlackNs. Go's sleeps wake late by up to
+// about 1.2 ms (the netpoller waits in whole milliseconds: time.Sleep of
+// 0.7 to 5.3 ms overshot by 0.3 to 1.2 ms on the H100 machine and here),
+// so the slack is 2 ms: with 300 µs, waits over 1 ms ended up to 0.9 ms
+// late. Where there are too few CPUs for every replay thread to busy-wait
+// on its own (runner.spinOnly false), the waits let other goroutines run
+// now and then; a yield of a locked thread hands it over to another OS
+// thread and back, microseconds to tens of them, so with CPUs enough
+// they do not.
 const (
-	sleepOverNs  = 1_000_000
-	sleepSlackNs = 300_000
+	sleepOverNs  = 3_000_000
+	sleepSlackNs = 2_000_000
+	// The waits before: waitYield (tests compare them).
+	yieldSleepOverNs  = 1_000_000
+	yieldSleepSlackNs = 300_000
 )
 
+// waitModel chooses how the host waits (the zero value: the replay's).
+type waitModel uint8
+
+const (
+	// waitPrecise: sleep beyond 2 ms of slack, yield only when CPUs are
+	// short.
+	waitPrecise waitModel = iota
+	// waitYield: sleep beyond 300 µs of slack, always yield (the replay
+	// before).
+	waitYield
+)
+
+func (m waitModel) String() string {
+	return [...]string{"sleeps beyond 2 ms, yields only when CPUs are short", "sleeps beyond 300 µs, yields"}[m]
+}
+
+// yield lets other goroutines run every 1,024 polls of a busy wait,
+// unless spinOnly.
+func (r *runner) yield(i int) {
+	if i&1023 == 1023 && !r.spinOnly {
+		runtime.Gosched()
+	}
+}
+
 func (r *runner) spinUntil(t int64) {
-	if left := t - r.now(); left > sleepOverNs {
-		time.Sleep(time.Duration(left - sleepSlackNs))
+	over, slack := int64(sleepOverNs), int64(sleepSlackNs)
+	if r.wait == waitYield {
+		over, slack = yieldSleepOverNs, yieldSleepSlackNs
+	}
+	if left := t - r.now(); left > over {
+		time.Sleep(time.Duration(left - slack))
 	}
 	for i := 0; r.now() < t; i++ {
-		if i&1023 == 1023 {
-			runtime.Gosched()
-		}
+		r.yield(i)
 	}
 }
 
@@ -236,7 +277,9 @@ func (ir *intervalRun) thread(ctx context.Context, th int, ready, finished *sync
 	if err == nil {
 		var t0 int64
 		for t0 = ir.start.Load(); t0 == 0; t0 = ir.start.Load() {
-			runtime.Gosched()
+			if !ir.r.spinOnly {
+				runtime.Gosched()
+			}
 		}
 		ir.ends[th], err = ir.actions(ctx, th, t0)
 	}
@@ -279,9 +322,7 @@ func (ir *intervalRun) actions(ctx context.Context, th int, t0 int64) (int64, er
 				if ir.abort.Load() {
 					return 0, errAborted
 				}
-				if k&1023 == 1023 {
-					runtime.Gosched()
-				}
+				r.yield(k)
 			}
 			due = max(prevEnd, end+a.Lag)
 		}

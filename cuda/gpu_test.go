@@ -202,13 +202,15 @@ func TestGPUMemoryAndRelease(t *testing.T) {
 
 // TestGPUReplaySelfCheck replays regions as recorded: the replay must
 // take the recorded time (the median of 11 rounds, after the replay's
-// untimed one).
+// untimed one). The models are TestGPUGroundTruth's.
 func TestGPUReplaySelfCheck(t *testing.T) {
 	d := openTestGPU(t)
+	opt, suffix := testReplayModels(t) // NSYSSYNC_WAIT and the others, as TestGPUGroundTruth
+	opt.Repeat = 11
 	out := map[string]any{}
 	for _, name := range []string{"gt_item_tiny", "gt_twostream_sync", "syncs_lean", "multiproc_lean"} {
 		f := loadFixture(t, name, "measured")
-		res, err := d.ReplayTimeline(context.Background(), f.tl, f.t, nil, ReplayOptions{Repeat: 11})
+		res, err := d.ReplayTimeline(context.Background(), f.tl, f.t, nil, opt)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -220,5 +222,5 @@ func TestGPUReplaySelfCheck(t *testing.T) {
 		}
 	}
 	out["gpu"] = d.Identity()
-	writeOut(t, "selfcheck.json", out)
+	writeOut(t, "selfcheck"+suffix+".json", out)
 }

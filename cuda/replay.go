@@ -31,11 +31,13 @@ type ReplayOptions struct {
 	// plans × rounds); zero: 2 minutes.
 	MaxWall time.Duration
 	// occupancy shapes the spins, overhead chooses the per-op overhead
-	// they are charged, launch when launches are issued (tests compare
-	// the models; the zero values are the replay's).
+	// they are charged, launch when launches are issued, wait how the
+	// host waits (tests compare the models; the zero values are the
+	// replay's).
 	occupancy occupancyModel
 	overhead  overheadModel
 	launch    launchModel
+	wait      waitModel
 }
 
 func (o ReplayOptions) withDefaults() ReplayOptions {
@@ -180,7 +182,8 @@ func (d *Device) ReplayTimeline(ctx context.Context, tl *trace.Timeline, t *trac
 	runs := make([][]int64, len(plans))
 	err = d.withSession(spec, func(s session) error {
 		rn := &runner{sess: s, model: d.model, base: time.Now(), lim: d.lim, occupancy: opt.occupancy,
-			footprintOverNs: d.overNs, overhead: opt.overhead, launch: opt.launch}
+			footprintOverNs: d.overNs, overhead: opt.overhead, launch: opt.launch,
+			wait: opt.wait, spinOnly: opt.wait == waitPrecise && runtime.NumCPU() >= maxThreads(plans)+2}
 		// A warm-up round, untimed: every plan once, so that each
 		// plan's first run (caches, page faults, the driver's first
 		// launches of each footprint) is not a measured one.
@@ -224,10 +227,7 @@ func (d *Device) result(t *trace.Trace, plans []*Plan, first int, groups []Group
 	res := &Result{GPU: id, RegionNs: base.RegionNs, RecordedNs: base.RecordedNs, Repeat: opt.Repeat,
 		Unchanged: summarize(runs[0]), Plan: base.Counts, Model: d.model, Warnings: id.Warnings(t),
 		BaselineNs: base.RegionNs, ProfilerOverheadNs: max(opt.ProfilerOverheadNs, 0)}
-	threads := 0
-	for _, iv := range base.Intervals {
-		threads = max(threads, len(iv.Threads))
-	}
+	threads := maxThreads(plans[:1])
 	if cpus := runtime.NumCPU(); cpus < threads+2 {
 		res.Warnings = append(res.Warnings, fmt.Sprintf("%d CPUs for %d replayed host threads: each thread busy-waits to pace its calls, so the replay is slowed and noisy with fewer than %d", cpus, threads, threads+2))
 	}
@@ -253,4 +253,15 @@ func (d *Device) result(t *trace.Trace, plans []*Plan, first int, groups []Group
 			SavedFraction: float64(st.MedianNs) / float64(res.BaselineNs), GPU: id.Name})
 	}
 	return res
+}
+
+// maxThreads is the most host threads an interval of the plans replays.
+func maxThreads(plans []*Plan) int {
+	n := 0
+	for _, p := range plans {
+		for _, iv := range p.Intervals {
+			n = max(n, len(iv.Threads))
+		}
+	}
+	return n
 }
