@@ -8,9 +8,23 @@ const linkWindowNs = 20_000
 // buildSyncs turns the calls of interest into host-blocking events. Calls
 // are in time order. A copy followed at once on the same thread by a
 // synchronize of the same stream (PyTorch's .item(), .cpu(), nonzero) is one
-// event.
+// event. It walks the calls twice, first to count the syncs: a trace may
+// have millions, and a slice sized once holds them without slack.
 func buildSyncs(calls []Call, act *activity, si *streamInfo) []Sync {
-	out := make([]Sync, 0, blockingBound(calls))
+	n := walkSyncs(calls, act, si, nil)
+	out := make([]Sync, 0, n)
+	walkSyncs(calls, act, si, &out)
+	for i := range out {
+		out[i].Index = i
+	}
+	return out
+}
+
+// walkSyncs appends the syncs the calls make to *out, or only counts them
+// when out is nil; it returns their number.
+func walkSyncs(calls []Call, act *activity, si *streamInfo, out *[]Sync) int {
+	var kept copyArena
+	n := 0
 	lastOnThread := map[int64]int{} // globalTid -> index in calls of its previous call
 	// linked[i]: index in out of the sync that call i (a copy) made on its
 	// own, -1 for none.
@@ -27,6 +41,13 @@ func buildSyncs(calls []Call, act *activity, si *streamInfo) []Sync {
 		if c.Kind == CallStreamSync && hasPrev {
 			p := &calls[prev]
 			if cp := copyOf(p, act); p.Kind == CallMemcpy && cp != nil && linksTo(p, cp, c, &s) {
+				j := linked[prev] // >= 0: the copy alone was a sync, which this one replaces
+				if j < 0 {
+					n++
+				}
+				if out == nil {
+					continue
+				}
 				if prev == i-1 {
 					s.Calls = calls[prev : i+1 : i+1]
 				} else {
@@ -38,40 +59,43 @@ func buildSyncs(calls []Call, act *activity, si *streamInfo) []Sync {
 					s.Resolved = true
 				}
 				s.Kind = Implicit
-				s.Copy = cp
-				s.Reason = copyReason(cp, p) + "+stream-sync"
-				if j := linked[prev]; j >= 0 { // the copy alone was a sync: replace it
-					out[j] = s
-					continue
+				s.Copy = kept.keep(cp)
+				s.Reason = linkedReason(copyReason(cp, p))
+				if j >= 0 {
+					(*out)[j] = s
+				} else {
+					*out = append(*out, s)
 				}
-				out = append(out, s)
 				continue
 			}
 		}
 		if !blocking {
 			continue
 		}
-		linked[i] = int32(len(out))
-		out = append(out, s)
-	}
-	for i := range out {
-		out[i].Index = i
-	}
-	return out
-}
-
-// blockingBound is the most syncs the calls can make: one per call of a
-// kind that can block (a stream sync that completes a copy replaces the
-// copy's). Syncs are large; sizing their slice once keeps a trace of
-// millions from holding twice the memory while it grows.
-func blockingBound(calls []Call) int {
-	n := 0
-	for i := range calls {
-		if calls[i].Kind != CallOther {
-			n++
+		linked[i] = int32(n)
+		n++
+		if out != nil {
+			s.Copy = kept.keep(s.Copy)
+			*out = append(*out, s)
 		}
 	}
 	return n
+}
+
+// copyArena holds the copies of the syncs, so that a sync does not keep
+// the activity's copies (most of which block nothing) alive; it allocates
+// them in blocks.
+type copyArena struct{ block []Copy }
+
+func (a *copyArena) keep(cp *Copy) *Copy {
+	if cp == nil {
+		return nil
+	}
+	if len(a.block) == cap(a.block) {
+		a.block = make([]Copy, 0, 1024)
+	}
+	a.block = append(a.block, *cp)
+	return &a.block[len(a.block)-1]
 }
 
 // linksTo reports whether stream sync c completes copy p: same thread (the
@@ -90,7 +114,7 @@ func linksTo(p *Call, cp *Copy, c *Call, s *Sync) bool {
 // copyOf returns the copy activity of a memcpy/memset call, or one guessed
 // from the API name when the export has no activity row.
 func copyOf(c *Call, act *activity) *Copy {
-	if cp, ok := act.copies[callKey{pidOf(c.GlobalTid), c.CorrelationID}]; ok {
+	if cp, ok := act.copyRow(pidOf(c.GlobalTid), c.CorrelationID); ok {
 		return cp
 	}
 	switch c.Kind {
@@ -113,7 +137,7 @@ func describeCall(one []Call, act *activity, si *streamInfo) (Sync, bool) {
 		Scope: ScopeContext, Device: -1, Context: -1, Stream: -1, EventID: -1, Kind: Explicit,
 		Reason: c.Kind.String(), waitCorr: c.CorrelationID,
 	}
-	rec, hasRec := act.syncs[callKey{pid, c.CorrelationID}]
+	rec, hasRec := act.syncRow(pid, c.CorrelationID)
 	switch c.Kind {
 	case CallStreamSync:
 		if hasRec && rec.stream != invalidID {
@@ -196,6 +220,22 @@ func normDirection(k CopyKind) CopyKind {
 		return CopyDtoD
 	}
 	return k
+}
+
+// linkedReason is the reason of a copy completed by a stream sync; the
+// common ones are constants, so that a million syncs share them.
+func linkedReason(copyReason string) string {
+	switch copyReason {
+	case "pageable-dtoh-copy":
+		return "pageable-dtoh-copy+stream-sync"
+	case "dtoh-copy":
+		return "dtoh-copy+stream-sync"
+	case "pageable-htod-copy":
+		return "pageable-htod-copy+stream-sync"
+	case "htod-copy":
+		return "htod-copy+stream-sync"
+	}
+	return copyReason + "+stream-sync"
 }
 
 func copyReason(cp *Copy, c *Call) string {

@@ -20,10 +20,12 @@ type eventRecord struct {
 
 // activity is what the export says about the GPU side of the calls.
 type activity struct {
-	copies  map[callKey]*Copy
-	syncs   map[callKey]syncRecord
-	bySync  map[[2]int64]eventRecord   // (globalPid, eventSyncId) -> record
-	byEvent map[[2]int64][]eventRecord // (globalPid, eventId) -> records by corr
+	copies    []Copy
+	copyIndex *corrIndex // (globalPid, correlationId) -> copies
+	syncs     []syncRecord
+	syncIndex *corrIndex                 // (globalPid, correlationId) -> syncs
+	bySync    map[[2]int64]eventRecord   // (globalPid, eventSyncId) -> record
+	byEvent   map[[2]int64][]eventRecord // (globalPid, eventId) -> records by corr
 
 	// memcpyActivity and memsetActivity: the export has the activity table,
 	// so a call without a kept row is known not to block.
@@ -35,7 +37,7 @@ type activity struct {
 // block and never pair with a sync, and a memset blocks only into pinned
 // or managed memory, so those rows are not read at all.
 func (x *Export) loadCopies(ctx context.Context, st *Stats) (*activity, error) {
-	act := &activity{copies: map[callKey]*Copy{}, syncs: map[callKey]syncRecord{},
+	act := &activity{copyIndex: newCorrIndex(), syncIndex: newCorrIndex(),
 		bySync: map[[2]int64]eventRecord{}, byEvent: map[[2]int64][]eventRecord{}}
 	s := x.Schema
 	if s.HasColumn(tableMemcpy, "correlationId") && s.HasColumn(tableMemcpy, "copyKind") {
@@ -44,10 +46,9 @@ func (x *Export) loadCopies(ctx context.Context, st *Stats) (*activity, error) {
 			WHERE copyKind NOT IN (5, 6, 7, 8, 10, 13)`,
 			s.col(tableMemcpy, "globalPid", "0"), s.col(tableMemcpy, "srcKind", "-1"), s.col(tableMemcpy, "dstKind", "-1"), s.Name(tableMemcpy))
 		n, err := x.scanParts(ctx, "reading memcpy activity", tableMemcpy, q, "AND", 11, func(v []sql.NullInt64) error {
-			k := callKey{v[1].Int64, v[0].Int64}
-			act.copies[k] = &Copy{Direction: CopyKind(v[8].Int64), SrcKind: MemKind(intOr(v[9], -1)), DstKind: MemKind(intOr(v[10], -1)),
+			act.addCopy(v[1].Int64, Copy{Direction: CopyKind(v[8].Int64), SrcKind: MemKind(intOr(v[9], -1)), DstKind: MemKind(intOr(v[10], -1)),
 				Bytes: v[7].Int64, Start: v[2].Int64, End: v[3].Int64, Device: v[4].Int64, Context: v[5].Int64, Stream: v[6].Int64,
-				FromActivity: true, CorrelationID: k.corr}
+				FromActivity: true, CorrelationID: v[0].Int64})
 			return nil
 		})
 		if err != nil {
@@ -61,10 +62,9 @@ func (x *Export) loadCopies(ctx context.Context, st *Stats) (*activity, error) {
 			s.col(tableMemset, "globalPid", "0"), s.Name(tableMemset), MemPinned, MemManaged)
 		v, dest := nullInts(9)
 		n, err := x.scanRows(ctx, "reading memset activity", q, dest, func() error {
-			k := callKey{v[1].Int64, v[0].Int64}
-			act.copies[k] = &Copy{Memset: true, DstKind: MemKind(v[8].Int64), SrcKind: MemUnknown, Bytes: v[7].Int64,
+			act.addCopy(v[1].Int64, Copy{Memset: true, DstKind: MemKind(v[8].Int64), SrcKind: MemUnknown, Bytes: v[7].Int64,
 				Start: v[2].Int64, End: v[3].Int64, Device: v[4].Int64, Context: v[5].Int64, Stream: v[6].Int64,
-				FromActivity: true, CorrelationID: k.corr}
+				FromActivity: true, CorrelationID: v[0].Int64})
 			return nil
 		})
 		if err != nil {
@@ -75,6 +75,33 @@ func (x *Export) loadCopies(ctx context.Context, st *Stats) (*activity, error) {
 	return act, nil
 }
 
+// addCopy keeps a copy or memset row of a process; a later row of the same
+// call replaces it.
+func (a *activity) addCopy(pid int64, cp Copy) {
+	if i, ok := a.copyIndex.get(pid, cp.CorrelationID); ok {
+		a.copies[i] = cp
+		return
+	}
+	a.copyIndex.set(pid, cp.CorrelationID, len(a.copies))
+	a.copies = append(a.copies, cp)
+}
+
+// copyRow returns the copy or memset row of a call.
+func (a *activity) copyRow(pid, corr int64) (*Copy, bool) {
+	if i, ok := a.copyIndex.get(pid, corr); ok {
+		return &a.copies[i], true
+	}
+	return nil, false
+}
+
+// syncRow returns the synchronization row of a call.
+func (a *activity) syncRow(pid, corr int64) (syncRecord, bool) {
+	if i, ok := a.syncIndex.get(pid, corr); ok {
+		return a.syncs[i], true
+	}
+	return syncRecord{}, false
+}
+
 // keepCall says whether a loaded call can take part in a host wait: a copy
 // or memset whose activity row was filtered out (device-to-device, device
 // memset) cannot.
@@ -82,13 +109,11 @@ func (a *activity) keepCall(kind CallKind, pid, corr int64) bool {
 	switch kind {
 	case CallMemcpy:
 		if a.memcpyActivity {
-			_, ok := a.copies[callKey{pid, corr}]
-			return ok
+			return a.copyIndex.has(pid, corr)
 		}
 	case CallMemset:
 		if a.memsetActivity {
-			_, ok := a.copies[callKey{pid, corr}]
-			return ok
+			return a.copyIndex.has(pid, corr)
 		}
 	}
 	return true
@@ -99,21 +124,27 @@ func (a *activity) keepCall(kind CallKind, pid, corr int64) bool {
 func (x *Export) loadSyncRecords(ctx context.Context, act *activity, calls []Call, st *Stats) error {
 	s := x.Schema
 	if s.HasColumn(tableSync, "correlationId") {
-		want := map[callKey]bool{}
+		want := newCorrIndex()
 		for _, c := range calls {
 			if c.Kind == CallStreamSync || c.Kind == CallEventSync || c.Kind == CallContextSync {
-				want[callKey{pidOf(c.GlobalTid), c.CorrelationID}] = true
+				want.set(pidOf(c.GlobalTid), c.CorrelationID, 0)
 			}
 		}
 		q := fmt.Sprintf(`SELECT correlationId, %s, deviceId, contextId, streamId, %s, %s FROM %s`,
 			s.col(tableSync, "globalPid", "0"), s.col(tableSync, "eventId", "-1"), s.col(tableSync, "eventSyncId", "-1"), s.Name(tableSync))
 		n, err := x.scanParts(ctx, "reading synchronization records", tableSync, q, "WHERE", 7, func(v []sql.NullInt64) error {
-			k := callKey{v[1].Int64, v[0].Int64}
-			if !want[k] {
+			pid, corr := v[1].Int64, v[0].Int64
+			if !want.has(pid, corr) {
 				return nil
 			}
-			act.syncs[k] = syncRecord{device: v[2].Int64, context: v[3].Int64, stream: v[4].Int64,
+			rec := syncRecord{device: v[2].Int64, context: v[3].Int64, stream: v[4].Int64,
 				eventID: intOr(v[5], -1), eventSyncID: intOr(v[6], -1)}
+			if i, ok := act.syncIndex.get(pid, corr); ok {
+				act.syncs[i] = rec
+				return nil
+			}
+			act.syncIndex.set(pid, corr, len(act.syncs))
+			act.syncs = append(act.syncs, rec)
 			return nil
 		})
 		if err != nil {

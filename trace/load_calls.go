@@ -5,7 +5,9 @@ import (
 	"database/sql"
 	"fmt"
 	"runtime"
+	"slices"
 	"sort"
+	"strings"
 
 	"golang.org/x/sync/errgroup"
 )
@@ -24,37 +26,74 @@ type callKey struct{ pid, corr int64 }
 // loadAPINames finds the StringIds of every API the inventory reads; the
 // calls are then selected by nameId, so the engine filters the (large)
 // runtime table.
-func (x *Export) loadAPINames(ctx context.Context) (map[int64]apiName, error) {
-	names := map[int64]apiName{}
+func (x *Export) loadAPINames(ctx context.Context) (apiNames, error) {
+	names := apiNames{byID: map[int64]apiName{}}
 	var id sql.NullInt64
 	var val sql.NullString
 	q := fmt.Sprintf(`SELECT id, value FROM %s WHERE value GLOB 'cu*'`, x.Schema.Name(tableStrings))
 	_, err := x.scanRows(ctx, "reading API names", q, []any{&id, &val}, func() error {
 		if k := ClassifyName(val.String); k != CallOther {
-			names[id.Int64] = apiName{raw: val.String, name: NormalizeName(val.String), kind: k,
+			names.byID[id.Int64] = apiName{raw: val.String, name: NormalizeName(val.String), kind: k,
 				async: isAsyncName(val.String), peer: isPeerName(val.String)}
+		} else if len(names.frequent) < maxFrequentNames && isFrequentName(val.String) {
+			names.frequent = append(names.frequent, id.Int64)
 		}
 		return nil
 	})
 	return names, err
 }
 
+// apiNames are the API names the inventory reads, by StringIds id, and the
+// ids of names that never block but make most of the runtime table.
+type apiNames struct {
+	byID     map[int64]apiName
+	frequent []int64
+}
+
+// maxFrequentNames bounds the names tested one by one before the IN list.
+const maxFrequentNames = 6
+
+// isFrequentName says whether calls of an API are typically the bulk of
+// the runtime table: kernel launches and the calls PyTorch makes around
+// them. None of them blocks.
+func isFrequentName(raw string) bool {
+	for _, p := range []string{"cudaLaunchKernel", "cuLaunchKernel", "cudaStreamIsCapturing", "cudaEventRecord", "cuKernelGetName"} {
+		if strings.HasPrefix(raw, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// nameFilter is the SQL condition that selects the calls of interest. The
+// IN list is a B-tree lookup per row; testing first against the few names
+// that make most rows rejects those with one comparison each.
+func (n apiNames) nameFilter() string {
+	ids := make([]int64, 0, len(n.byID))
+	for id := range n.byID {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	var b strings.Builder
+	for _, id := range n.frequent {
+		fmt.Fprintf(&b, "nameId <> %d AND ", id)
+	}
+	fmt.Fprintf(&b, "nameId IN (%s)", inList(ids))
+	return b.String()
+}
+
 // loadCalls reads the calls of interest, folding each eventClass-67
 // backtrace twin into its CUPTI row (same globalTid and correlationId), so
 // that every call is counted once with the twin's callchain.
 // Calls for which keep says false are dropped as they stream past.
-func (x *Export) loadCalls(ctx context.Context, names map[int64]apiName, keep func(CallKind, int64, int64) bool, st *Stats) ([]Call, error) {
-	if len(names) == 0 {
+func (x *Export) loadCalls(ctx context.Context, names apiNames, keep func(CallKind, int64, int64) bool, st *Stats) ([]Call, error) {
+	if len(names.byID) == 0 {
 		return nil, nil
 	}
-	ids := make([]int64, 0, len(names))
-	for id := range names {
-		ids = append(ids, id)
-	}
 	s := x.Schema
-	q := fmt.Sprintf(`SELECT start, "end", %s, globalTid, correlationId, nameId, %s FROM %s WHERE nameId IN (%s)`,
+	q := fmt.Sprintf(`SELECT start, "end", %s, globalTid, correlationId, nameId, %s FROM %s WHERE %s`,
 		s.col(tableRuntime, "eventClass", "0"), s.col(tableRuntime, "callchainId", "NULL"),
-		s.Name(tableRuntime), inList(ids))
+		s.Name(tableRuntime), names.nameFilter())
 	// Exports without eventClass may repeat a call and are read in one
 	// part, deduplicated; with it, the repeat is the eventClass-67 twin and
 	// the table is read in parallel parts.
@@ -72,17 +111,22 @@ func (x *Export) loadCalls(ctx context.Context, names map[int64]apiName, keep fu
 	for i, pq := range parts {
 		g.Go(func() error {
 			var err error
-			results[i], err = x.readCalls(gctx, pq, names, keep, dedupe)
+			results[i], err = x.readCalls(gctx, pq, names.byID, keep, dedupe)
 			return err
 		})
 	}
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
-	var calls []Call
-	twins := map[tidCorr]twin{}
+	total := 0
 	for _, r := range results {
+		total += len(r.calls)
+	}
+	calls := make([]Call, 0, total)
+	twins := map[tidCorr]twin{}
+	for i, r := range results {
 		calls = append(calls, r.calls...)
+		results[i].calls = nil
 		st.RowsScanned += r.rows
 		for k, t := range r.twins {
 			twins[k] = t

@@ -25,6 +25,17 @@ func (x *Export) scanRows(ctx context.Context, what, query string, dest []any, f
 	if err != nil {
 		return 0, x.dbErr(err, what)
 	}
+	// ints holds dest when every target is an integer, the scans of the
+	// large tables: they take the typed fast path.
+	ints := make([]*sql.NullInt64, 0, len(dest))
+	for _, d := range dest {
+		if p, ok := d.(*sql.NullInt64); ok {
+			ints = append(ints, p)
+		}
+	}
+	if len(ints) != len(dest) {
+		ints = nil
+	}
 	checked := false
 	n, err := c.Scan(ctx, query, args, func(r sqlitescan.Row) error {
 		if !checked {
@@ -32,6 +43,16 @@ func (x *Export) scanRows(ctx context.Context, what, query string, dest []any, f
 				return fmt.Errorf("query returns %d columns, want %d", got, len(dest))
 			}
 			checked = true
+		}
+		for i, p := range ints {
+			if v, typ := r.IntValue(i); typ == sqlitescan.TypeInteger {
+				*p = sql.NullInt64{Int64: v, Valid: true}
+			} else if err := assignInt(p, r, i, typ); err != nil {
+				return inputErr(x.Path, ErrUnreadableRow, "unexpected value while %s: column %d: %v", what, i+1, err)
+			}
+		}
+		if ints != nil {
+			return fn()
 		}
 		for i, d := range dest {
 			if err := assign(d, r, i); err != nil {
@@ -49,21 +70,11 @@ func assign(dst any, r sqlitescan.Row, i int) error {
 	typ := r.Type(i)
 	switch d := dst.(type) {
 	case *sql.NullInt64:
-		switch typ {
-		case sqlitescan.TypeInteger:
+		if typ == sqlitescan.TypeInteger {
 			*d = sql.NullInt64{Int64: r.Int64(i), Valid: true}
-		case sqlitescan.TypeNull:
-			*d = sql.NullInt64{}
-		case sqlitescan.TypeFloat:
-			*d = sql.NullInt64{Int64: int64(r.Float64(i)), Valid: true}
-		default:
-			text := string(r.Bytes(i))
-			n, err := strconv.ParseInt(strings.TrimSpace(text), 10, 64)
-			if err != nil {
-				return fmt.Errorf("text %q where an integer was expected", truncate(text, 40))
-			}
-			*d = sql.NullInt64{Int64: n, Valid: true}
+			return nil
 		}
+		return assignInt(d, r, i, typ)
 	case *sql.NullString:
 		if typ == sqlitescan.TypeNull {
 			*d = sql.NullString{}
@@ -78,6 +89,28 @@ func assign(dst any, r sqlitescan.Row, i int) error {
 		}
 	default:
 		return fmt.Errorf("unsupported scan target %T", dst)
+	}
+	return nil
+}
+
+// assignInt stores a column that is not an SQLite integer into an integer
+// target: NULL as invalid, a real by its integer part, text when it holds
+// an integer.
+func assignInt(d *sql.NullInt64, r sqlitescan.Row, i, typ int) error {
+	switch typ {
+	case sqlitescan.TypeInteger:
+		*d = sql.NullInt64{Int64: r.Int64(i), Valid: true}
+	case sqlitescan.TypeNull:
+		*d = sql.NullInt64{}
+	case sqlitescan.TypeFloat:
+		*d = sql.NullInt64{Int64: int64(r.Float64(i)), Valid: true}
+	default:
+		text := string(r.Bytes(i))
+		n, err := strconv.ParseInt(strings.TrimSpace(text), 10, 64)
+		if err != nil {
+			return fmt.Errorf("text %q where an integer was expected", truncate(text, 40))
+		}
+		*d = sql.NullInt64{Int64: n, Valid: true}
 	}
 	return nil
 }

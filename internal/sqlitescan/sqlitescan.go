@@ -118,6 +118,18 @@ func (r Row) Int64(i int) int64 {
 	return sqlite3.Xsqlite3_column_int64(r.tls, r.stmt, int32(i))
 }
 
+// IntValue reads column i with its type in one step: the value when the
+// type is TypeInteger, else 0. It costs one column lookup where Type and
+// Int64 cost two.
+func (r Row) IntValue(i int) (v int64, typ int) {
+	p := sqlite3.Xsqlite3_column_value(r.tls, r.stmt, int32(i))
+	typ = int(sqlite3.Xsqlite3_value_type(r.tls, p))
+	if typ == TypeInteger {
+		v = sqlite3.Xsqlite3_value_int64(r.tls, p)
+	}
+	return v, typ
+}
+
 // Float64 reads column i as a floating-point number.
 func (r Row) Float64(i int) float64 {
 	return sqlite3.Xsqlite3_column_double(r.tls, r.stmt, int32(i))

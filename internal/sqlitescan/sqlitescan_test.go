@@ -75,6 +75,13 @@ func TestScanValues(t *testing.T) {
 					t.Errorf("id %d: Int64 %d, want %d", tc.id, got, tc.i64)
 				}
 			}
+			wantInt := int64(0)
+			if tc.typ == TypeInteger {
+				wantInt = tc.i64
+			}
+			if v, typ := r.IntValue(0); typ != tc.typ || v != wantInt {
+				t.Errorf("id %d: IntValue %d, %d; want %d, %d", tc.id, v, typ, wantInt, tc.typ)
+			}
 			if got := r.Text(0); got != tc.text {
 				t.Errorf("id %d: Text %q, want %q", tc.id, got, tc.text)
 			}
