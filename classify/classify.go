@@ -63,55 +63,47 @@ func Sites(t *trace.Trace) []Site { return Options{}.Sites(t) }
 // Sites groups the trace's syncs into sites, largest blocked time first, and
 // gives each the verdict its syncs share.
 func (o Options) Sites(t *trace.Trace) []Site {
-	verdicts := o.Verdicts(t)
-	byKey := map[string]*Site{}
+	ids, table := o.verdicts(t)
+	siteOf := make([]int32, len(t.Syncs)) // per sync, its site in order
+	byKey := map[string]int32{}
 	var order []*Site
+	var key []byte
 	for i := range t.Syncs {
 		s := &t.Syncs[i]
-		key, loc := siteKey(s)
-		site := byKey[key]
-		if site == nil {
-			site = &Site{Key: key, APIs: s.APIs(), Reason: s.Reason, Location: loc, NVTX: nvtxPath(s),
-				Dependency: DepUnknown, Category: "unknown"}
-			byKey[key] = site
-			order = append(order, site)
+		key = appendSiteKey(key[:0], s)
+		k, ok := byKey[string(key)]
+		if !ok {
+			k = int32(len(order))
+			byKey[string(key)] = k
+			order = append(order, &Site{Key: string(key), APIs: s.APIs(), Reason: s.Reason, Location: siteLocation(s), NVTX: nvtxPath(s),
+				Dependency: DepUnknown, Category: "unknown"})
 		}
-		site.Syncs = append(site.Syncs, i)
-		site.BlockedNs += s.Duration()
+		siteOf[i] = k
+		order[k].BlockedNs += s.Duration()
+	}
+	// Every site's syncs, in index order, in one array cut per site.
+	counts := make([]int, len(order))
+	for _, k := range siteOf {
+		counts[k]++
+	}
+	all := make([]int, len(t.Syncs))
+	at := 0
+	for k, site := range order {
+		site.Syncs = all[at : at : at+counts[k]]
+		at += counts[k]
+	}
+	for i, k := range siteOf {
+		order[k].Syncs = append(order[k].Syncs, i)
 	}
 	sort.SliceStable(order, func(a, b int) bool { return order[a].BlockedNs > order[b].BlockedNs })
 	out := make([]Site, len(order))
+	tl := newTallier(len(table))
 	for i, s := range order {
 		s.ID = fmt.Sprintf("s%d", i+1)
-		fillVerdict(s, verdicts)
+		fillVerdict(s, tl.tally(s.Syncs, ids), table)
 		out[i] = *s
 	}
 	return out
-}
-
-// siteKey names the place a sync comes from: its Python frames, else its
-// native call path, else its API sequence, stream and NVTX path.
-func siteKey(s *trace.Sync) (string, Location) {
-	apis := strings.Join(s.APIs(), "+")
-	if len(s.Python) > 0 {
-		var frames []string
-		for _, f := range s.Python {
-			frames = append(frames, fmt.Sprintf("%s:%d %s", f.File, f.Line, f.Function))
-		}
-		// One place in the program: its innermost frame of its own code,
-		// whatever the path that led there (warm-up or loop).
-		top := s.Python[ProgramFrame(s.Python)]
-		key := fmt.Sprintf("py|%s|%s:%d", apis, top.File, top.Line)
-		return key, Location{File: top.File, Line: top.Line, Function: top.Function, Frames: frames}
-	}
-	if user := UserFrames(s.Native); len(user) > 0 {
-		var frames []string
-		for _, f := range user {
-			frames = append(frames, f.Symbol)
-		}
-		return "native|" + apis + "|" + strings.Join(frames, ";"), Location{Function: user[0].Symbol, Frames: frames}
-	}
-	return fmt.Sprintf("api|%s|%s|%d|%s|%s", apis, s.Reason, s.Stream, strings.Join(nvtxPath(s), "/"), s.Scope), Location{}
 }
 
 // ProgramFrame returns the index of the innermost Python frame that belongs
@@ -134,6 +126,23 @@ func isLibraryFile(file string) bool {
 // UserFrames drops the profiler's and the CUDA libraries' own frames from
 // the top of a native stack and unresolved addresses anywhere.
 func UserFrames(frames []trace.Frame) []trace.Frame {
+	return appendUserFrames(nil, frames)
+}
+
+// appendUserFrames appends the user frames of frames (see UserFrames) to
+// dst.
+func appendUserFrames(dst, frames []trace.Frame) []trace.Frame {
+	for _, f := range frames[userStart(frames):] {
+		if !f.Unresolved {
+			dst = append(dst, f)
+		}
+	}
+	return dst
+}
+
+// userStart is the index of the first frame past the profiler's and the
+// CUDA libraries' own frames at the top of a native stack.
+func userStart(frames []trace.Frame) int {
 	i := 0
 	for ; i < len(frames); i++ {
 		m := frames[i].Module
@@ -142,13 +151,7 @@ func UserFrames(frames []trace.Frame) []trace.Frame {
 		}
 		break
 	}
-	var out []trace.Frame
-	for _, f := range frames[i:] {
-		if !f.Unresolved {
-			out = append(out, f)
-		}
-	}
-	return out
+	return i
 }
 
 // nvtxPath names the enclosing NVTX ranges outer to inner, with digits
@@ -162,18 +165,5 @@ func nvtxPath(s *trace.Sync) []string {
 }
 
 func foldDigits(name string) string {
-	var b strings.Builder
-	inDigits := false
-	for _, r := range name {
-		if r >= '0' && r <= '9' {
-			if !inDigits {
-				b.WriteString("#")
-			}
-			inDigits = true
-			continue
-		}
-		inDigits = false
-		b.WriteRune(r)
-	}
-	return b.String()
+	return string(appendFoldDigits(nil, name))
 }

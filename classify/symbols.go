@@ -41,9 +41,16 @@ func (ix symbolIndex) wants(sym string) []int {
 }
 
 // nativeMatches gives, for each native signature, the innermost of the
-// frames that contains it (-1: none).
-func (ix symbolIndex) nativeMatches(frames []trace.Frame) []int {
-	first := make([]int, len(nativeWants))
+// frames that contains it (-1: none), in buf; nil when there are no
+// frames, which reads as no signature matched.
+func (ix symbolIndex) nativeMatches(buf []int, frames []trace.Frame) []int {
+	if len(frames) == 0 {
+		return nil
+	}
+	if cap(buf) < len(nativeWants) {
+		buf = make([]int, len(nativeWants))
+	}
+	first := buf[:len(nativeWants)]
 	for i := range first {
 		first[i] = -1
 	}
@@ -57,10 +64,9 @@ func (ix symbolIndex) nativeMatches(frames []trace.Frame) []int {
 	return first
 }
 
-// nativeKey names the native facts the rules read: which signatures
+// appendNativeKey names the native facts the rules read: which signatures
 // matched, in which frame.
-func nativeKey(frames []trace.Frame, first []int) string {
-	var b []byte
+func appendNativeKey(b []byte, frames []trace.Frame, first []int) []byte {
 	for w, j := range first {
 		if j >= 0 {
 			b = strconv.AppendInt(b, int64(w), 10)
@@ -69,5 +75,5 @@ func nativeKey(frames []trace.Frame, first []int) string {
 			b = append(b, 0)
 		}
 	}
-	return string(b)
+	return b
 }

@@ -1,7 +1,9 @@
 package classify
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -39,45 +41,93 @@ const maxSiteEvidence = 6
 // one site, mostly) share one Verdict, Evidence slice included: treat the
 // verdicts as read-only.
 func (o Options) Verdicts(t *trace.Trace) []Verdict {
-	src := newSourceReader(o.SourceRoot)
-	states := map[int64]*threadState{}
-	order := make([]int, len(t.Syncs))
-	for i := range order {
-		order[i] = i
-	}
-	sort.SliceStable(order, func(a, b int) bool { return t.Syncs[order[a]].Start < t.Syncs[order[b]].Start })
-	out := make([]Verdict, len(t.Syncs))
-	type decided struct {
-		verdict Verdict
-		rule    *Rule
-	}
-	memo := map[string]decided{}
-	symbols := symbolIndex{}
-	var key []byte
-	for _, i := range order {
-		s := &t.Syncs[i]
-		st := states[s.GlobalTid]
-		if st == nil {
-			st = &threadState{}
-			states[s.GlobalTid] = st
-		}
-		native := UserFrames(s.Native)
-		nativeAt := symbols.nativeMatches(native)
-		key = factsKey(key, s, nativeKey(native, nativeAt), st.printing)
-		m, ok := memo[string(key)]
-		if !ok {
-			m.verdict, m.rule = classifySync(newFacts(s, native, nativeAt, src, st))
-			memo[string(key)] = m
-		}
-		st.printing = m.rule != nil && m.rule.Printing
-		out[i] = m.verdict
+	ids, table := o.verdicts(t)
+	out := make([]Verdict, len(ids))
+	for i, id := range ids {
+		out[i] = table[id]
 	}
 	return out
 }
 
+// verdicts classifies every sync once per distinct set of facts: table
+// holds the distinct verdicts and ids, per sync of t.Syncs, its verdict's
+// index in table. A sync costs no allocation unless its facts are new.
+func (o Options) verdicts(t *trace.Trace) (ids []int32, table []Verdict) {
+	src := newSourceReader(o.SourceRoot)
+	states := map[int64]*threadState{}
+	lastTid, st := int64(0), (*threadState)(nil)
+	type decided struct {
+		id       int32
+		printing bool
+	}
+	memo := map[string]decided{}
+	symbols := symbolIndex{}
+	var key []byte
+	var frameBuf []trace.Frame
+	var atBuf []int
+	ids = make([]int32, len(t.Syncs))
+	order := timeOrder(t.Syncs)
+	for n := range t.Syncs {
+		i := n
+		if order != nil {
+			i = int(order[n])
+		}
+		s := &t.Syncs[i]
+		if st == nil || s.GlobalTid != lastTid {
+			lastTid, st = s.GlobalTid, states[s.GlobalTid]
+			if st == nil {
+				st = &threadState{}
+				states[s.GlobalTid] = st
+			}
+		}
+		var native []trace.Frame
+		var nativeAt []int
+		if len(s.Native) > 0 { // scratch: facts do not outlive the sync
+			frameBuf = appendUserFrames(frameBuf[:0], s.Native)
+			native = frameBuf
+			if len(native) > 0 {
+				atBuf = symbols.nativeMatches(atBuf, native)
+				nativeAt = atBuf
+			}
+		}
+		key = factsKey(key, s, native, nativeAt, st.printing)
+		m, ok := memo[string(key)]
+		if !ok {
+			v, rule := classifySync(newFacts(s, native, nativeAt, src, st))
+			m = decided{id: int32(len(table)), printing: rule != nil && rule.Printing}
+			table = append(table, v)
+			memo[string(key)] = m
+		}
+		st.printing = m.printing
+		ids[i] = m.id
+	}
+	return ids, table
+}
+
+// timeOrder returns the indices of syncs sorted by start time, ties in
+// index order; nil when syncs already are in that order.
+func timeOrder(syncs []trace.Sync) []int32 {
+	sorted := true
+	for i := 1; i < len(syncs); i++ {
+		if syncs[i].Start < syncs[i-1].Start {
+			sorted = false
+			break
+		}
+	}
+	if sorted {
+		return nil
+	}
+	order := make([]int32, len(syncs))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortStableFunc(order, func(a, b int32) int { return cmp.Compare(syncs[a].Start, syncs[b].Start) })
+	return order
+}
+
 // factsKey identifies everything the rules and the evidence read of a
 // sync, so that the syncs of one site are classified once. buf is reused.
-func factsKey(buf []byte, s *trace.Sync, native string, printing bool) []byte {
+func factsKey(buf []byte, s *trace.Sync, native []trace.Frame, nativeAt []int, printing bool) []byte {
 	b := strconv.AppendBool(buf[:0], printing)
 	b = append(b, '|')
 	b = append(b, s.Scope...)
@@ -94,7 +144,7 @@ func factsKey(buf []byte, s *trace.Sync, native string, printing bool) []byte {
 		}
 		b = strconv.AppendBool(append(b, ' '), c.FromActivity)
 	}
-	b = append(append(b, "|native "...), native...)
+	b = appendNativeKey(append(b, "|native "...), native, nativeAt)
 	b = append(b, "|python "...)
 	for _, f := range s.Python {
 		b = append(append(b, f.File...), ':')
@@ -142,31 +192,65 @@ func (r *Rule) verdict(f *facts, ev []string) Verdict {
 		Fix: capitalize(strings.ReplaceAll(r.Fix, "{site}", subject)), Rule: r.Name}
 }
 
-// fillVerdict gives a site the verdict its syncs share. When they differ,
-// the site's dependency and category are those all agree on (else
-// unknown), and the evidence says how they split.
-func fillVerdict(site *Site, vs []Verdict) {
+// tally is one distinct verdict of a site's syncs and how many share it.
+type tally struct {
+	id int32 // index into the verdict table
+	n  int
+}
+
+// tallier counts the distinct verdicts of each site's syncs, reusing its
+// memory from site to site.
+type tallier struct {
+	slot []int32 // per verdict id, 1 + its index in out; 0: not seen
+	out  []tally
+}
+
+func newTallier(verdicts int) *tallier { return &tallier{slot: make([]int32, verdicts)} }
+
+// tally lists the distinct verdicts of syncs in order of first appearance,
+// with their counts. The result is valid until the next call.
+func (tl *tallier) tally(syncs []int, ids []int32) []tally {
+	for _, x := range tl.out {
+		tl.slot[x.id] = 0
+	}
+	tl.out = tl.out[:0]
+	for _, i := range syncs {
+		id := ids[i]
+		if j := tl.slot[id]; j > 0 {
+			tl.out[j-1].n++
+			continue
+		}
+		tl.out = append(tl.out, tally{id: id, n: 1})
+		tl.slot[id] = int32(len(tl.out))
+	}
+	return tl.out
+}
+
+// fillVerdict gives a site the verdict its syncs share — tallies are their
+// distinct verdicts in order of first appearance. When they differ, the
+// site's dependency and category are those all agree on (else unknown),
+// and the evidence says how they split.
+func fillVerdict(site *Site, tallies []tally, table []Verdict) {
 	type group struct {
 		dep   Dependency
 		cat   string
 		n     int
 		fixes map[string]int
-		first int
 	}
 	var groups []*group
 	byKey := map[string]*group{}
-	for _, i := range site.Syncs {
-		v := vs[i]
+	for _, tl := range tallies {
+		v := &table[tl.id]
 		k := string(v.Dependency) + "|" + v.Category
 		g := byKey[k]
 		if g == nil {
-			g = &group{dep: v.Dependency, cat: v.Category, fixes: map[string]int{}, first: i}
+			g = &group{dep: v.Dependency, cat: v.Category, fixes: map[string]int{}}
 			byKey[k] = g
 			groups = append(groups, g)
 		}
-		g.n++
+		g.n += tl.n
 		if v.Fix != "" {
-			g.fixes[v.Fix]++
+			g.fixes[v.Fix] += tl.n
 		}
 	}
 	sort.SliceStable(groups, func(a, b int) bool { return groups[a].n > groups[b].n })
@@ -179,8 +263,10 @@ func fillVerdict(site *Site, vs []Verdict) {
 		}
 		evidence = append(evidence, "the syncs of this site differ: "+strings.Join(parts, ", "))
 	}
-	for _, i := range site.Syncs {
-		for _, e := range vs[i].Evidence {
+	// A verdict seen before adds no evidence: what it had is in already,
+	// or the list was full.
+	for _, tl := range tallies {
+		for _, e := range table[tl.id].Evidence {
 			if len(evidence) >= maxSiteEvidence {
 				break
 			}
@@ -191,8 +277,8 @@ func fillVerdict(site *Site, vs []Verdict) {
 
 	site.Dependency, site.Category = groups[0].dep, groups[0].cat
 	site.Confidence = 1
-	for _, i := range site.Syncs {
-		site.Confidence = min(site.Confidence, vs[i].Confidence)
+	for _, tl := range tallies {
+		site.Confidence = min(site.Confidence, table[tl.id].Confidence)
 	}
 	for _, g := range groups[1:] {
 		if g.dep != site.Dependency {

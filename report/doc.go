@@ -61,15 +61,29 @@ func (a *Analysis) Ordered() []*classify.Site {
 	return out
 }
 
-// siteOf maps each sync index to its site's id.
-func (a *Analysis) siteOf() map[int]string {
-	out := map[int]string{}
-	for _, s := range a.Sites {
-		for _, i := range s.Syncs {
-			out[i] = s.ID
+// siteIndex maps each sync index to its site's index in a.Sites, -1 when
+// no site holds it (the last site, should two).
+func (a *Analysis) siteIndex() []int32 {
+	out := make([]int32, len(a.Trace.Syncs))
+	for i := range out {
+		out[i] = -1
+	}
+	for si := range a.Sites {
+		for _, i := range a.Sites[si].Syncs {
+			if i >= 0 && i < len(out) {
+				out[i] = int32(si)
+			}
 		}
 	}
 	return out
+}
+
+// siteID names the site of sync i by siteIndex's map, "" when none.
+func (a *Analysis) siteID(index []int32, i int) string {
+	if si := index[i]; si >= 0 {
+		return a.Sites[si].ID
+	}
+	return ""
 }
 
 // siteByID finds a site by its ID.

@@ -185,9 +185,9 @@ func (a *Analysis) documentHead() Document {
 func (a *Analysis) BuildDocument() Document {
 	d := a.documentHead()
 	t := a.Trace
-	site := a.siteOf()
+	site := a.siteIndex()
 	for i := range t.Syncs {
-		d.Syncs = append(d.Syncs, syncJSON(t, &t.Syncs[i], site[i]))
+		d.Syncs = append(d.Syncs, syncJSON(t, &t.Syncs[i], a.siteID(site, i)))
 	}
 	return d
 }
@@ -212,16 +212,19 @@ func (a *Analysis) WriteJSON(w io.Writer) error {
 	bw.Write(bytes.TrimSuffix(head, []byte("\n}")))
 	bw.WriteString(",\n  \"syncs\": [")
 	t := a.Trace
-	site := a.siteOf()
+	site := a.siteIndex()
+	var line []byte
+	thread, threadOf := "", int64(0)
 	for i := range t.Syncs {
-		line, err := json.Marshal(syncJSON(t, &t.Syncs[i], site[i]))
-		if err != nil {
-			return fmt.Errorf("writing the JSON report: %w", err)
+		s := &t.Syncs[i]
+		if i == 0 || s.GlobalTid != threadOf {
+			thread, threadOf = t.Threads[s.GlobalTid].Name, s.GlobalTid
 		}
+		line = line[:0]
 		if i > 0 {
-			bw.WriteByte(',')
+			line = append(line, ',')
 		}
-		bw.WriteString("\n    ")
+		line = appendSyncJSON(append(line, "\n    "...), s, a.siteID(site, i), thread)
 		bw.Write(line)
 	}
 	if len(t.Syncs) > 0 {

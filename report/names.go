@@ -2,7 +2,6 @@ package report
 
 import (
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -134,20 +133,6 @@ func idleAfter(s *trace.Sync) string {
 		return "end"
 	}
 	return Duration(s.Gap.IdleAfterNs)
-}
-
-// longestSyncs returns the indices of the n longest syncs (all when n <=
-// 0), longest first.
-func longestSyncs(t *trace.Trace, n int) []int {
-	order := make([]int, len(t.Syncs))
-	for i := range order {
-		order[i] = i
-	}
-	sort.SliceStable(order, func(x, y int) bool { return t.Syncs[order[x]].Duration() > t.Syncs[order[y]].Duration() })
-	if n > 0 && len(order) > n {
-		order = order[:n]
-	}
-	return order
 }
 
 // meanNs is a site's mean blocked time per sync.

@@ -95,16 +95,11 @@ func (a *Analysis) WritePerfetto(ctx context.Context, w io.Writer, tr TimelineRe
 // verdict, and the GPU idle time after it.
 func (a *Analysis) perfettoSyncs(enc *eventWriter) {
 	t := a.Trace
-	siteOf := map[int]int{}
-	for si := range a.Sites {
-		for _, i := range a.Sites[si].Syncs {
-			siteOf[i] = si
-		}
-	}
+	siteOf := a.siteIndex()
 	for i := range t.Syncs {
 		s := &t.Syncs[i]
-		si, ok := siteOf[i]
-		if !ok {
+		si := siteOf[i]
+		if si < 0 {
 			continue
 		}
 		site := &a.Sites[si]

@@ -247,11 +247,11 @@ func (a *Analysis) textLongest(b *strings.Builder, st *styles, opt TextOptions) 
 	b.WriteString("\n" + st.section.Render("LONGEST SYNCS") + "\n")
 	cols := []column{{header: "SYNC"}, {header: "SITE"}, {header: "THREAD", optional: true}, {header: "AT", optional: true}, {header: "BLOCKED"},
 		{header: "WAITED FOR"}, {header: "GPU IDLE AFTER"}, {header: "WHAT", flex: true}}
-	site := a.siteOf()
+	site := a.siteIndex()
 	var rows [][]string
 	for _, i := range longestSyncs(t, limit) {
 		s := &t.Syncs[i]
-		rows = append(rows, []string{"e" + itoa(i+1), site[i], fmt.Sprintf("%d/%d", trace.PidOf(s.GlobalTid), trace.TidOf(s.GlobalTid)),
+		rows = append(rows, []string{"e" + itoa(i+1), a.siteID(site, i), fmt.Sprintf("%d/%d", trace.PidOf(s.GlobalTid), trace.TidOf(s.GlobalTid)),
 			Duration(s.Start - t.Region.Start), Duration(s.Duration()), waited(s), idleAfter(s), clean(What(s))})
 	}
 	renderTable(b, st, cols, rows, opt.Width)

@@ -1,0 +1,138 @@
+package classify
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/nsyssync/nsyssync/trace"
+)
+
+// refSites is the straightforward grouping Sites does in O(n) and without
+// an allocation per sync: string keys built per sync, and each site's
+// verdict folded from the verdicts of all its syncs.
+func refSites(t *trace.Trace, verdicts []Verdict) []Site {
+	byKey := map[string]*Site{}
+	var order []*Site
+	for i := range t.Syncs {
+		s := &t.Syncs[i]
+		key, loc := refSiteKey(s)
+		site := byKey[key]
+		if site == nil {
+			site = &Site{Key: key, APIs: s.APIs(), Reason: s.Reason, Location: loc, NVTX: nvtxPath(s),
+				Dependency: DepUnknown, Category: "unknown"}
+			byKey[key] = site
+			order = append(order, site)
+		}
+		site.Syncs = append(site.Syncs, i)
+		site.BlockedNs += s.Duration()
+	}
+	sort.SliceStable(order, func(a, b int) bool { return order[a].BlockedNs > order[b].BlockedNs })
+	out := make([]Site, len(order))
+	for i, s := range order {
+		s.ID = fmt.Sprintf("s%d", i+1)
+		// One tally per sync: the fold over every sync, in order.
+		tallies := make([]tally, len(s.Syncs))
+		table := make([]Verdict, len(s.Syncs))
+		for j, k := range s.Syncs {
+			tallies[j], table[j] = tally{id: int32(j), n: 1}, verdicts[k]
+		}
+		fillVerdict(s, tallies, table)
+		out[i] = *s
+	}
+	return out
+}
+
+func refSiteKey(s *trace.Sync) (string, Location) {
+	apis := strings.Join(s.APIs(), "+")
+	if len(s.Python) > 0 {
+		top := s.Python[ProgramFrame(s.Python)]
+		return fmt.Sprintf("py|%s|%s:%d", apis, top.File, top.Line), siteLocation(s)
+	}
+	if user := UserFrames(s.Native); len(user) > 0 {
+		var frames []string
+		for _, f := range user {
+			frames = append(frames, f.Symbol)
+		}
+		return "native|" + apis + "|" + strings.Join(frames, ";"), siteLocation(s)
+	}
+	var nvtx []string
+	for _, r := range s.NVTX {
+		var b strings.Builder
+		inDigits := false
+		for _, c := range r.Name {
+			if c >= '0' && c <= '9' {
+				if !inDigits {
+					b.WriteString("#")
+				}
+				inDigits = true
+				continue
+			}
+			inDigits = false
+			b.WriteRune(c)
+		}
+		nvtx = append(nvtx, b.String())
+	}
+	return fmt.Sprintf("api|%s|%s|%d|%s|%s", apis, s.Reason, s.Stream, strings.Join(nvtx, "/"), s.Scope), Location{}
+}
+
+// TestSitesMatchReference groups every fixture and corpus export both ways,
+// and a trace of mixed-up syncs (out of time order, odd NVTX names,
+// unresolved and CUDA-library frames).
+func TestSitesMatchReference(t *testing.T) {
+	files, _ := filepath.Glob("../fixtures/*.sqlite")
+	corpus, _ := filepath.Glob("../../shared/corpus/*.sqlite")
+	files = append(files, corpus...)
+	if len(files) == 0 {
+		t.Skip("no fixtures")
+	}
+	opt := Options{SourceRoot: ".."}
+	var mixed trace.Trace
+	for _, p := range files {
+		x, err := trace.Open(context.Background(), p)
+		if err != nil {
+			continue
+		}
+		tr, err := x.Load(context.Background(), trace.LoadOptions{})
+		x.Close()
+		if err != nil {
+			continue
+		}
+		compareSites(t, filepath.Base(p), opt, tr)
+		if len(mixed.Syncs) < 5000 {
+			mixed.Syncs = append(mixed.Syncs, tr.Syncs...)
+		}
+	}
+	names := []string{"step12", "é3x\xff45", "", "a/b", "日本0"}
+	for i := range mixed.Syncs {
+		s := &mixed.Syncs[i]
+		s.Start = int64((i * 7919) % 1013)
+		if i%3 == 0 {
+			s.NVTX = append(s.NVTX[:len(s.NVTX):len(s.NVTX)], trace.RangeRef{Name: names[i%len(names)]})
+		}
+		if i%5 == 0 {
+			s.Native = append([]trace.Frame{{Module: "libcuda.so.1", Symbol: "cuLaunch"}, {Unresolved: true}}, s.Native...)
+		}
+		if i%7 == 0 && len(s.Native) > 0 {
+			s.Native = append(s.Native[:len(s.Native):len(s.Native)], trace.Frame{Unresolved: true, Symbol: "x"}, trace.Frame{Symbol: fmt.Sprint("f", i%4)})
+		}
+	}
+	compareSites(t, "mixed", opt, &mixed)
+}
+
+func compareSites(t *testing.T, name string, opt Options, tr *trace.Trace) {
+	t.Helper()
+	got, want := opt.Sites(tr), refSites(tr, opt.Verdicts(tr))
+	if len(got) != len(want) {
+		t.Fatalf("%s: %d sites, reference %d", name, len(got), len(want))
+	}
+	for i := range got {
+		if !reflect.DeepEqual(got[i], want[i]) {
+			t.Errorf("%s site %d:\n got  %+v\n want %+v", name, i, got[i], want[i])
+		}
+	}
+}

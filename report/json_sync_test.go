@@ -1,0 +1,112 @@
+package report
+
+import (
+	"encoding/json"
+	"math/rand"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/nsyssync/nsyssync/trace"
+)
+
+// TestAppendJSONStringMatchesEncodingJSON checks the hand-written string
+// encoder against encoding/json: every byte, HTML characters, U+2028/9,
+// invalid UTF-8 and random strings.
+func TestAppendJSONStringMatchesEncodingJSON(t *testing.T) {
+	cases := []string{"", "plain", hostile, "a\u2028b\u2029c", "\xff\xfe", "ok\xc3", "\xed\xa0\x80", "é日本\U0001F600",
+		"tab\tnl\nret\rbs\\q\"", "\b\f\x00\x1f\x7f", "<>&'"}
+	for c := 0; c < 256; c++ {
+		cases = append(cases, string([]byte{byte(c)}), "x"+string([]byte{byte(c)})+"y")
+	}
+	rng := rand.New(rand.NewSource(1))
+	alphabet := []string{"a", "<", "&", "\"", "\\", "\n", "\x01", "\xff", "é", "\u2028", "日", "\U0001F600", "\xe2\x80"}
+	for i := 0; i < 2000; i++ {
+		var b strings.Builder
+		for j := rng.Intn(12); j > 0; j-- {
+			b.WriteString(alphabet[rng.Intn(len(alphabet))])
+		}
+		cases = append(cases, b.String())
+	}
+	for _, s := range cases {
+		want, err := json.Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := appendJSONString([]byte("prefix"), s); string(got) != "prefix"+string(want) {
+			t.Errorf("%q: got %s, encoding/json %s", s, got[len("prefix"):], want)
+		}
+	}
+}
+
+// TestAppendSyncJSONMatchesMarshal checks the sync encoder against
+// json.Marshal of the SyncJSON struct, for real syncs and for every
+// optional field set and unset, with hostile text.
+func TestAppendSyncJSONMatchesMarshal(t *testing.T) {
+	for _, fx := range []string{"syncs_backtrace.sqlite", "syncs_autograd.sqlite", "multiproc_lean.sqlite"} {
+		l := load(t, fx, "")
+		a := l.analysis
+		tr := a.Trace
+		site := a.siteIndex()
+		check := func(name string, s *trace.Sync, siteID string) {
+			t.Helper()
+			want, err := json.Marshal(syncJSON(tr, s, siteID))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := appendSyncJSON(nil, s, siteID, tr.Threads[s.GlobalTid].Name); string(got) != string(want) {
+				t.Errorf("%s %s:\n got  %s\n want %s", fx, name, got, want)
+			}
+		}
+		for i := range tr.Syncs {
+			check("sync", &tr.Syncs[i], a.siteID(site, i))
+		}
+		if len(tr.Syncs) == 0 {
+			t.Fatalf("%s: no syncs", fx)
+		}
+		// Every optional field both ways.
+		s := tr.Syncs[0]
+		s.Reason, s.Kind, s.Scope = hostile, trace.SyncKind(hostile), trace.Scope("\u2028\xff")
+		s.NVTX = []trace.RangeRef{{Name: hostile}, {Name: "step12"}}
+		s.Calls = []trace.Call{{Name: "cudaMemcpy<&>"}, {Name: "cudaStreamSynchronize"}}
+		for _, v := range [][4]int64{{-1, -1, -1, -1}, {0, 0, 0, 0}, {3, 7, 0xFFFFFFFF, 9}, {1, -1, 5, -1}} {
+			s.Device, s.Context, s.EventID, s.Stream = v[0], v[1], v[2], v[3]
+			s.Legacy, s.Resolved = v[0] > 0, v[1] > 0
+			s.Waited.LastEnd = v[2]
+			s.Gap.DeviceBusy = v[3] > 0
+			s.Copy = nil
+			check("no copy", &s, "")
+			s.Copy = &trace.Copy{Direction: trace.CopyKind(v[0] + 2), SrcKind: trace.MemKind(v[1] + 2), DstKind: trace.MemKind(v[3] + 3), Bytes: v[2], Memset: v[0] == 0}
+			check("copy", &s, hostile)
+		}
+		s.Calls, s.NVTX = nil, nil
+		check("no calls", &s, "s1")
+	}
+}
+
+// TestLongestSyncs checks the heap's pick against a stable sort of all.
+func TestLongestSyncs(t *testing.T) {
+	rng := rand.New(rand.NewSource(2))
+	for _, size := range []int{0, 1, 5, 100, 3000} {
+		tr := &trace.Trace{Syncs: make([]trace.Sync, size)}
+		for i := range tr.Syncs {
+			tr.Syncs[i].Start = int64(i)
+			tr.Syncs[i].End = int64(i) + rng.Int63n(20) // many ties
+		}
+		want := make([]int, size)
+		for i := range want {
+			want[i] = i
+		}
+		sort.SliceStable(want, func(x, y int) bool { return tr.Syncs[want[x]].Duration() > tr.Syncs[want[y]].Duration() })
+		for _, n := range []int{0, -1, 1, 2, 10, 99, 100, 101, 2999, 5000} {
+			exp := want
+			if n > 0 && n < len(want) {
+				exp = want[:n]
+			}
+			if got := longestSyncs(tr, n); !slices.Equal(got, exp) {
+				t.Errorf("size %d n %d: got %v, want %v", size, n, got, exp)
+			}
+		}
+	}
+}
