@@ -2,75 +2,87 @@ package trace
 
 import (
 	"math"
+	"math/rand/v2"
 	"testing"
 )
 
 func TestCorrIndex(t *testing.T) {
-	type entry struct{ pid, corr int64 }
-	dense := func(n int) []entry {
-		var out []entry
+	stride := func(pid int64, n int, step int64) []callKey {
+		var out []callKey
 		for i := range n {
-			out = append(out, entry{1 << 24, int64(i)})
-		}
-		return out
-	}
-	sparse := func(n int) []entry {
-		var out []entry
-		for i := range n {
-			out = append(out, entry{2 << 24, int64(i) * 100_000})
+			out = append(out, callKey{pid, int64(i) * step})
 		}
 		return out
 	}
 	tests := []struct {
 		name       string
-		entries    []entry
-		wantSparse bool
+		keys       []callKey
+		wantSorted bool // kept sorted rather than as words
 	}{
-		{"dense ids of one process", dense(5000), false},
-		{"two processes, same ids", append(dense(300), entry{7 << 24, 5}, entry{7 << 24, 299}), false},
-		{"extreme and negative ids", []entry{{1, -1}, {1, math.MinInt64}, {1, math.MaxInt64}, {-5, 3}, {1, 0}}, false},
-		{"ids too sparse for pages", sparse(sparsePages + 100), true},
+		{"dense ids of one process", stride(1<<24, 5000, 1), false},
+		{"ids 1 in 75, as copies among calls", stride(1<<24, 5000, 75), false},
+		{"two processes, same ids", append(stride(1<<24, 300, 3), stride(7<<24, 300, 3)...), false},
+		{"extreme and negative ids", []callKey{{1, math.MinInt64}, {1, -1}, {1, 0}, {1, math.MaxInt64}, {2, 3}}, true},
+		{"ids too spread out for words", stride(2<<24, 5000, 1_000_000), true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := newCorrIndex()
-			for i, e := range tt.entries {
-				c.set(e.pid, e.corr, i)
+			// Shuffled, with a repeat whose later row must win.
+			rng := rand.New(rand.NewPCG(1, 2))
+			keys := append([]callKey(nil), tt.keys...)
+			rng.Shuffle(len(keys), func(i, j int) { keys[i], keys[j] = keys[j], keys[i] })
+			var rows corrRows[int]
+			rows.add(keys[0].pid, keys[0].corr, -1) // replaced below
+			for i, k := range keys {
+				rows.add(k.pid, k.corr, i)
 			}
-			if c.len() != len(tt.entries) {
-				t.Fatalf("len = %d, want %d", c.len(), len(tt.entries))
+			ix, sorted := rows.index()
+			if ix.len() != len(tt.keys) || len(sorted) != len(tt.keys) {
+				t.Fatalf("len = %d, %d rows; want %d", ix.len(), len(sorted), len(tt.keys))
 			}
-			if got := c.sparse != nil; got != tt.wantSparse {
-				t.Errorf("sparse = %v, want %v", got, tt.wantSparse)
+			gotSorted := false
+			for _, d := range ix.procs {
+				gotSorted = gotSorted || d.sorted != nil
 			}
-			for i, e := range tt.entries {
-				if v, ok := c.get(e.pid, e.corr); !ok || v != i {
-					t.Fatalf("get(%d, %d) = %d, %v; want %d, true", e.pid, e.corr, v, ok, i)
+			if gotSorted != tt.wantSorted {
+				t.Errorf("kept sorted = %v, want %v", gotSorted, tt.wantSorted)
+			}
+			for i, k := range keys {
+				r, ok := ix.rank(k.pid, k.corr)
+				if !ok || sorted[r] != i {
+					t.Fatalf("rank(%d, %d) = %d, %v: row %d; want row %d", k.pid, k.corr, r, ok, sorted[r], i)
 				}
 			}
-			// Absent keys: another process, a neighbouring id.
-			for _, e := range tt.entries[:1] {
-				if c.has(e.pid+1<<24, e.corr) {
-					t.Errorf("has(%d, %d) for a process never set", e.pid+1<<24, e.corr)
+			k := keys[0]
+			for _, absent := range []callKey{{k.pid + 1<<24, k.corr}, {k.pid, k.corr + 1}} {
+				if ix.has(absent.pid, absent.corr) && !contains(tt.keys, absent) {
+					t.Errorf("has(%d, %d) for a key never added", absent.pid, absent.corr)
 				}
-			}
-			// Replacing keeps the count.
-			e := tt.entries[0]
-			c.set(e.pid, e.corr, 42)
-			if v, _ := c.get(e.pid, e.corr); v != 42 || c.len() != len(tt.entries) {
-				t.Errorf("after replacing: get = %d, len = %d; want 42, %d", v, c.len(), len(tt.entries))
 			}
 		})
 	}
 }
 
-func TestCorrIndexAbsentNeighbours(t *testing.T) {
-	c := newCorrIndex()
-	c.set(1, 10, 0)
-	c.set(1, 12, 1)
-	for _, corr := range []int64{9, 11, 13, 10 + 1<<corrPageBits} {
-		if c.has(1, corr) {
-			t.Errorf("has(1, %d) = true; only 10 and 12 were set", corr)
+func contains(keys []callKey, k callKey) bool {
+	for _, x := range keys {
+		if x == k {
+			return true
 		}
+	}
+	return false
+}
+
+func TestCorrIndexEmpty(t *testing.T) {
+	var rows corrRows[int]
+	ix, sorted := rows.index()
+	if ix.has(0, 0) || ix.len() != 0 || len(sorted) != 0 {
+		t.Errorf("empty index: has = %v, len = %d, rows = %d", ix.has(0, 0), ix.len(), len(sorted))
+	}
+}
+
+func TestCorrIndexNil(t *testing.T) {
+	var ix *corrIndex // an export without the table
+	if ix.has(1, 2) || ix.len() != 0 {
+		t.Errorf("nil index: has = %v, len = %d", ix.has(1, 2), ix.len())
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 	"sort"
 
 	"golang.org/x/sync/errgroup"
@@ -63,7 +64,7 @@ func newOpIndex(syncs []Sync, si *streamInfo) *opIndex {
 		ix.threads[pidOf(tid)] = append(ix.threads[pidOf(tid)], list)
 	}
 	for _, g := range ix.groups {
-		g.idx = uniqueInts(g.idx)
+		g.idx = slices.Compact(g.idx) // appended in increasing order: repeats are adjacent
 		sort.Slice(g.idx, func(a, b int) bool { return syncs[g.idx[a]].End < syncs[g.idx[b]].End })
 		g.ends = make([]int64, len(g.idx))
 		for j, i := range g.idx {
@@ -71,18 +72,6 @@ func newOpIndex(syncs []Sync, si *streamInfo) *opIndex {
 		}
 	}
 	return ix
-}
-
-func uniqueInts(in []int) []int {
-	seen := map[int]bool{}
-	out := in[:0]
-	for _, v := range in {
-		if !seen[v] {
-			seen[v] = true
-			out = append(out, v)
-		}
-	}
-	return out
 }
 
 func (ix *opIndex) newAccum() *accum {

@@ -37,16 +37,16 @@ type activity struct {
 // block and never pair with a sync, and a memset blocks only into pinned
 // or managed memory, so those rows are not read at all.
 func (x *Export) loadCopies(ctx context.Context, st *Stats) (*activity, error) {
-	act := &activity{copyIndex: newCorrIndex(), syncIndex: newCorrIndex(),
-		bySync: map[[2]int64]eventRecord{}, byEvent: map[[2]int64][]eventRecord{}}
+	act := &activity{bySync: map[[2]int64]eventRecord{}, byEvent: map[[2]int64][]eventRecord{}}
 	s := x.Schema
+	var rows corrRows[Copy]
 	if s.HasColumn(tableMemcpy, "correlationId") && s.HasColumn(tableMemcpy, "copyKind") {
 		act.memcpyActivity = true
 		q := fmt.Sprintf(`SELECT correlationId, %s, start, "end", deviceId, contextId, streamId, bytes, copyKind, %s, %s FROM %s
 			WHERE copyKind NOT IN (5, 6, 7, 8, 10, 13)`,
 			s.col(tableMemcpy, "globalPid", "0"), s.col(tableMemcpy, "srcKind", "-1"), s.col(tableMemcpy, "dstKind", "-1"), s.Name(tableMemcpy))
 		n, err := x.scanParts(ctx, "reading memcpy activity", tableMemcpy, q, "AND", 11, func(v []sql.NullInt64) error {
-			act.addCopy(v[1].Int64, Copy{Direction: CopyKind(v[8].Int64), SrcKind: MemKind(intOr(v[9], -1)), DstKind: MemKind(intOr(v[10], -1)),
+			rows.add(v[1].Int64, v[0].Int64, Copy{Direction: CopyKind(v[8].Int64), SrcKind: MemKind(intOr(v[9], -1)), DstKind: MemKind(intOr(v[10], -1)),
 				Bytes: v[7].Int64, Start: v[2].Int64, End: v[3].Int64, Device: v[4].Int64, Context: v[5].Int64, Stream: v[6].Int64,
 				FromActivity: true, CorrelationID: v[0].Int64})
 			return nil
@@ -62,7 +62,7 @@ func (x *Export) loadCopies(ctx context.Context, st *Stats) (*activity, error) {
 			s.col(tableMemset, "globalPid", "0"), s.Name(tableMemset), MemPinned, MemManaged)
 		v, dest := nullInts(9)
 		n, err := x.scanRows(ctx, "reading memset activity", q, dest, func() error {
-			act.addCopy(v[1].Int64, Copy{Memset: true, DstKind: MemKind(v[8].Int64), SrcKind: MemUnknown, Bytes: v[7].Int64,
+			rows.add(v[1].Int64, v[0].Int64, Copy{Memset: true, DstKind: MemKind(v[8].Int64), SrcKind: MemUnknown, Bytes: v[7].Int64,
 				Start: v[2].Int64, End: v[3].Int64, Device: v[4].Int64, Context: v[5].Int64, Stream: v[6].Int64,
 				FromActivity: true, CorrelationID: v[0].Int64})
 			return nil
@@ -72,23 +72,13 @@ func (x *Export) loadCopies(ctx context.Context, st *Stats) (*activity, error) {
 		}
 		st.RowsScanned += n
 	}
+	act.copyIndex, act.copies = rows.index()
 	return act, nil
-}
-
-// addCopy keeps a copy or memset row of a process; a later row of the same
-// call replaces it.
-func (a *activity) addCopy(pid int64, cp Copy) {
-	if i, ok := a.copyIndex.get(pid, cp.CorrelationID); ok {
-		a.copies[i] = cp
-		return
-	}
-	a.copyIndex.set(pid, cp.CorrelationID, len(a.copies))
-	a.copies = append(a.copies, cp)
 }
 
 // copyRow returns the copy or memset row of a call.
 func (a *activity) copyRow(pid, corr int64) (*Copy, bool) {
-	if i, ok := a.copyIndex.get(pid, corr); ok {
+	if i, ok := a.copyIndex.rank(pid, corr); ok {
 		return &a.copies[i], true
 	}
 	return nil, false
@@ -96,7 +86,7 @@ func (a *activity) copyRow(pid, corr int64) (*Copy, bool) {
 
 // syncRow returns the synchronization row of a call.
 func (a *activity) syncRow(pid, corr int64) (syncRecord, bool) {
-	if i, ok := a.syncIndex.get(pid, corr); ok {
+	if i, ok := a.syncIndex.rank(pid, corr); ok {
 		return a.syncs[i], true
 	}
 	return syncRecord{}, false
@@ -124,12 +114,14 @@ func (a *activity) keepCall(kind CallKind, pid, corr int64) bool {
 func (x *Export) loadSyncRecords(ctx context.Context, act *activity, calls []Call, st *Stats) error {
 	s := x.Schema
 	if s.HasColumn(tableSync, "correlationId") {
-		want := newCorrIndex()
+		var wanted corrRows[struct{}]
 		for _, c := range calls {
 			if c.Kind == CallStreamSync || c.Kind == CallEventSync || c.Kind == CallContextSync {
-				want.set(pidOf(c.GlobalTid), c.CorrelationID, 0)
+				wanted.add(pidOf(c.GlobalTid), c.CorrelationID, struct{}{})
 			}
 		}
+		want, _ := wanted.index()
+		var rows corrRows[syncRecord]
 		q := fmt.Sprintf(`SELECT correlationId, %s, deviceId, contextId, streamId, %s, %s FROM %s`,
 			s.col(tableSync, "globalPid", "0"), s.col(tableSync, "eventId", "-1"), s.col(tableSync, "eventSyncId", "-1"), s.Name(tableSync))
 		n, err := x.scanParts(ctx, "reading synchronization records", tableSync, q, "WHERE", 7, func(v []sql.NullInt64) error {
@@ -137,20 +129,15 @@ func (x *Export) loadSyncRecords(ctx context.Context, act *activity, calls []Cal
 			if !want.has(pid, corr) {
 				return nil
 			}
-			rec := syncRecord{device: v[2].Int64, context: v[3].Int64, stream: v[4].Int64,
-				eventID: intOr(v[5], -1), eventSyncID: intOr(v[6], -1)}
-			if i, ok := act.syncIndex.get(pid, corr); ok {
-				act.syncs[i] = rec
-				return nil
-			}
-			act.syncIndex.set(pid, corr, len(act.syncs))
-			act.syncs = append(act.syncs, rec)
+			rows.add(pid, corr, syncRecord{device: v[2].Int64, context: v[3].Int64, stream: v[4].Int64,
+				eventID: intOr(v[5], -1), eventSyncID: intOr(v[6], -1)})
 			return nil
 		})
 		if err != nil {
 			return err
 		}
 		st.RowsScanned += n
+		act.syncIndex, act.syncs = rows.index()
 	}
 	return x.loadEventRecords(ctx, act, st)
 }

@@ -120,13 +120,12 @@ func (x *Export) loadCalls(ctx context.Context, names apiNames, keep func(CallKi
 	}
 	total := 0
 	for _, r := range results {
-		total += len(r.calls)
+		total += r.calls.len()
 	}
 	calls := make([]Call, 0, total)
 	twins := map[tidCorr]twin{}
 	for i, r := range results {
-		calls = append(calls, r.calls...)
-		results[i].calls = nil
+		calls = results[i].calls.appendTo(calls)
 		st.RowsScanned += r.rows
 		for k, t := range r.twins {
 			twins[k] = t
@@ -161,7 +160,7 @@ type tidCorr struct{ tid, corr int64 }
 
 // callPart is what one part of the runtime table gave.
 type callPart struct {
-	calls []Call
+	calls chunked[Call]
 	twins map[tidCorr]twin
 	rows  int64
 }
@@ -187,14 +186,14 @@ func (x *Export) readCalls(ctx context.Context, q string, names map[int64]apiNam
 		}
 		if seen != nil && key.corr >= 0 {
 			if i, dup := seen[key]; dup {
-				if r.calls[i].CallchainID < 0 && v[6].Valid {
-					r.calls[i].CallchainID = v[6].Int64
+				if c := r.calls.at(i); c.CallchainID < 0 && v[6].Valid {
+					c.CallchainID = v[6].Int64
 				}
 				return nil
 			}
-			seen[key] = len(r.calls)
+			seen[key] = r.calls.len()
 		}
-		r.calls = append(r.calls, Call{
+		r.calls.append(Call{
 			Name: name.name, Kind: name.kind,
 			Start: v[0].Int64, End: v[1].Int64, GlobalTid: v[3].Int64,
 			CorrelationID: key.corr,
