@@ -115,17 +115,35 @@ func (d *Device) measureModel() (DeviceModel, error) {
 			return err
 		}
 		m.TimerStepNs = int64(step)
-		if m.SpinOverheadNs, err = chainOverhead(s, oneWarp, 100, 20_000); err != nil {
-			return err
+		// Each measured modelRepeats times, the median kept: a single
+		// measurement taken while the host stalled (on the H100 machine
+		// once: a 26 µs launch call, 13 µs of spin overhead) would skew
+		// every replay of the device.
+		var over, call, wake []int64
+		for range modelRepeats {
+			o, err := chainOverhead(s, oneWarp, 100, 20_000)
+			if err != nil {
+				return err
+			}
+			c, err := idleLaunchCall(s, 30)
+			if err != nil {
+				return err
+			}
+			w, err := wakeUp(s, 15, 50_000)
+			if err != nil {
+				return err
+			}
+			over, call, wake = append(over, o), append(call, c), append(wake, w)
 		}
-		if m.LaunchCallNs, err = idleLaunchCall(s, 30); err != nil {
-			return err
-		}
-		m.WakeNs, err = wakeUp(s, 15, 50_000)
-		return err
+		m.SpinOverheadNs, m.LaunchCallNs, m.WakeNs = median(over), median(call), median(wake)
+		return nil
 	})
 	return m, err
 }
+
+// modelRepeats: how many times a device measures each of its constants
+// (the model's and each footprint's spin overhead); it keeps the median.
+const modelRepeats = 3
 
 // warmUpTime is how long a device is kept busy when it is opened, before
 // it measures itself: a freshly started machine's first replays ran up to
@@ -173,7 +191,7 @@ func idleLaunchCall(s session, trials int) (int64, error) {
 
 // measureFootprints measures, for each launch not measured yet, the
 // per-op overhead of 50 back-to-back 20 µs spins of it (about 1.5 ms
-// each); d.mu must be held.
+// each, the median of modelRepeats); d.mu must be held.
 func (d *Device) measureFootprints(launches []spinLaunch) error {
 	var todo []spinLaunch
 	for _, l := range launches {
@@ -189,11 +207,15 @@ func (d *Device) measureFootprints(launches []spinLaunch) error {
 	}
 	return d.withSession(sessionSpec{streams: 1, events: 2, timing: true}, func(s session) error {
 		for _, l := range todo {
-			over, err := chainOverhead(s, l, 50, 20_000)
-			if err != nil {
-				return fmt.Errorf("timing back-to-back spins of %d×%d: %w", l.grid, l.block, err)
+			var over []int64
+			for range modelRepeats {
+				o, err := chainOverhead(s, l, 50, 20_000)
+				if err != nil {
+					return fmt.Errorf("timing back-to-back spins of %d×%d: %w", l.grid, l.block, err)
+				}
+				over = append(over, o)
 			}
-			d.overNs[l] = over
+			d.overNs[l] = median(over)
 		}
 		return nil
 	})
