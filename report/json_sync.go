@@ -83,7 +83,7 @@ const hexDigits = "0123456789abcdef"
 // appendJSONString appends s as a JSON string exactly as encoding/json
 // writes it: HTML-safe (<, > and & as \u003c, \u003e, \u0026), U+2028 and
 // U+2029 escaped, invalid UTF-8 as \ufffd.
-func appendJSONString(b []byte, s string) []byte {
+func appendJSONString[S ~string | ~[]byte](b []byte, s S) []byte {
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
@@ -113,7 +113,7 @@ func appendJSONString(b []byte, s string) []byte {
 			start = i
 			continue
 		}
-		r, size := utf8.DecodeRuneInString(s[i:])
+		r, size := utf8.DecodeRuneInString(string(s[i:min(i+utf8.UTFMax, len(s))]))
 		if r == utf8.RuneError && size == 1 {
 			b = append(append(b, s[start:i]...), `\ufffd`...)
 			i += size

@@ -37,6 +37,9 @@ func TestAppendJSONStringMatchesEncodingJSON(t *testing.T) {
 		if got := appendJSONString([]byte("prefix"), s); string(got) != "prefix"+string(want) {
 			t.Errorf("%q: got %s, encoding/json %s", s, got[len("prefix"):], want)
 		}
+		if got := appendJSONString([]byte("prefix"), []byte(s)); string(got) != "prefix"+string(want) {
+			t.Errorf("%q as bytes: got %s, encoding/json %s", s, got[len("prefix"):], want)
+		}
 	}
 }
 

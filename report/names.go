@@ -35,18 +35,21 @@ func DirectionName(c *trace.Copy) string {
 func MemName(k trace.MemKind) string { return k.String() }
 
 // Duration formats nanoseconds for people: 812ns, 14.2µs, 3.41ms, 2.07s.
-func Duration(ns int64) string {
+func Duration(ns int64) string { return string(appendDuration(nil, ns)) }
+
+// appendDuration appends Duration(ns).
+func appendDuration(b []byte, ns int64) []byte {
 	switch {
 	case ns < 0:
-		return "-"
+		return append(b, '-')
 	case ns < 1_000:
-		return fmt.Sprintf("%dns", ns)
+		return append(strconv.AppendInt(b, ns, 10), "ns"...)
 	case ns < 1_000_000:
-		return fmt.Sprintf("%.1fµs", float64(ns)/1e3)
+		return append(strconv.AppendFloat(b, float64(ns)/1e3, 'f', 1, 64), "µs"...)
 	case ns < 1_000_000_000:
-		return fmt.Sprintf("%.2fms", float64(ns)/1e6)
+		return append(strconv.AppendFloat(b, float64(ns)/1e6, 'f', 2, 64), "ms"...)
 	}
-	return fmt.Sprintf("%.2fs", float64(ns)/1e9)
+	return append(strconv.AppendFloat(b, float64(ns)/1e9, 'f', 2, 64), 's')
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
@@ -101,38 +104,54 @@ func siteLabel(s *classify.Site) string {
 }
 
 // What describes a sync in a few words.
-func What(s *trace.Sync) string {
-	var parts []string
-	parts = append(parts, strings.Join(s.APIs(), "+"))
+func What(s *trace.Sync) string { return string(appendWhat(nil, s)) }
+
+// appendWhat appends What(s).
+func appendWhat(b []byte, s *trace.Sync) []byte {
+	for i := range s.Calls {
+		if i > 0 {
+			b = append(b, '+')
+		}
+		b = append(b, s.Calls[i].Name...)
+	}
 	switch {
 	case s.Scope == trace.ScopeContext:
-		parts = append(parts, "all streams")
+		b = append(b, ", all streams"...)
 	case s.Legacy:
-		parts = append(parts, fmt.Sprintf("legacy stream %d", s.Stream))
+		b = strconv.AppendInt(append(b, ", legacy stream "...), s.Stream, 10)
 	case s.Stream >= 0:
-		parts = append(parts, fmt.Sprintf("stream %d", s.Stream))
+		b = strconv.AppendInt(append(b, ", stream "...), s.Stream, 10)
 	}
 	if c := s.Copy; c != nil && c.FromActivity {
-		parts = append(parts, fmt.Sprintf("%s %s→%s %dB", DirectionName(c), MemName(c.SrcKind), MemName(c.DstKind), c.Bytes))
+		b = append(append(append(b, ", "...), DirectionName(c)...), ' ')
+		b = append(append(append(b, MemName(c.SrcKind)...), "→"...), MemName(c.DstKind)...)
+		b = append(strconv.AppendInt(append(b, ' '), c.Bytes, 10), 'B')
 	}
-	return strings.Join(parts, ", ")
+	return b
 }
 
-func waited(s *trace.Sync) string {
+func waited(s *trace.Sync) string { return string(appendWaited(nil, s)) }
+
+// appendWaited appends waited(s).
+func appendWaited(b []byte, s *trace.Sync) []byte {
 	if s.Waited.Ops == 0 {
-		return "nothing"
+		return append(b, "nothing"...)
 	}
-	return fmt.Sprintf("%d ops, %s", s.Waited.Ops, Duration(s.Waited.BusyNs))
+	b = append(strconv.AppendInt(b, int64(s.Waited.Ops), 10), " ops, "...)
+	return appendDuration(b, s.Waited.BusyNs)
 }
 
-func idleAfter(s *trace.Sync) string {
+func idleAfter(s *trace.Sync) string { return string(appendIdleAfter(nil, s)) }
+
+// appendIdleAfter appends idleAfter(s).
+func appendIdleAfter(b []byte, s *trace.Sync) []byte {
 	switch {
 	case s.Gap.DeviceBusy:
-		return "busy"
+		return append(b, "busy"...)
 	case s.Gap.IdleAfterNs < 0:
-		return "end"
+		return append(b, "end"...)
 	}
-	return Duration(s.Gap.IdleAfterNs)
+	return appendDuration(b, s.Gap.IdleAfterNs)
 }
 
 // meanNs is a site's mean blocked time per sync.

@@ -8,7 +8,6 @@ import (
 	"io"
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/nsyssync/nsyssync/trace"
 )
@@ -35,17 +34,6 @@ type chromeEvent struct {
 	Args map[string]any `json:"args,omitempty"`
 }
 
-// usec formats nanoseconds as microseconds with nanosecond precision. The
-// magnitude is taken in uint64, where -math.MinInt64 exists: a fuzzed
-// export with a call at the start of time once gave "--9223372036854775.-808".
-func usec(ns int64) json.Number {
-	sign, abs := "", uint64(ns)
-	if ns < 0 {
-		sign, abs = "-", -abs
-	}
-	return json.Number(fmt.Sprintf("%s%d.%03d", sign, abs/1000, abs%1000))
-}
-
 // WritePerfetto writes a Chrome-trace JSON of the analysed region, to open
 // in ui.perfetto.dev: the host threads' CUDA API calls and the GPU
 // streams' ops from the export, and annotation tracks — each process's
@@ -65,17 +53,19 @@ func (a *Analysis) WritePerfetto(ctx context.Context, w io.Writer, tr TimelineRe
 	bw.WriteString(`},"traceEvents":[`)
 
 	a.perfettoNames(enc, tl)
-	for _, c := range tl.Calls {
-		enc.add(chromeEvent{Name: c.Name, Cat: "cuda_api", Ph: "X", Ts: usec(c.Start), Dur: usec(c.End - c.Start),
-			Pid: trace.PidOf(c.GlobalTid), Tid: trace.TidOf(c.GlobalTid), Args: map[string]any{"correlation_id": c.CorrelationID}})
+	for i := range tl.Calls {
+		c := &tl.Calls[i]
+		b := complete(appendJSONString(enc.open(), c.Name), "cuda_api", c.Start, c.End-c.Start, trace.PidOf(c.GlobalTid), trace.TidOf(c.GlobalTid))
+		enc.end(appendInt(append(b, `"correlation_id":`...), c.CorrelationID))
 	}
-	for _, op := range tl.Ops {
-		args := map[string]any{"correlation_id": op.CorrelationID, "pid": trace.PidOf(op.GlobalPid)}
+	for i := range tl.Ops {
+		op := &tl.Ops[i]
+		b := complete(appendJSONString(enc.open(), op.Name), string(op.Kind), op.Start, op.End-op.Start, perfettoGPUPidBase+op.Device, op.Stream)
 		if op.Bytes > 0 {
-			args["bytes"] = op.Bytes
+			b = append(appendInt(append(b, `"bytes":`...), op.Bytes), ',')
 		}
-		enc.add(chromeEvent{Name: op.Name, Cat: string(op.Kind), Ph: "X", Ts: usec(op.Start), Dur: usec(op.End - op.Start),
-			Pid: perfettoGPUPidBase + op.Device, Tid: op.Stream, Args: args})
+		b = appendInt(append(b, `"correlation_id":`...), op.CorrelationID)
+		enc.end(appendInt(append(b, `,"pid":`...), trace.PidOf(op.GlobalPid)))
 	}
 	if err := ctx.Err(); err != nil {
 		return err
@@ -96,39 +86,20 @@ func (a *Analysis) WritePerfetto(ctx context.Context, w io.Writer, tr TimelineRe
 func (a *Analysis) perfettoSyncs(enc *eventWriter) {
 	t := a.Trace
 	siteOf := a.siteIndex()
+	sites := make([]*perfettoSite, len(a.Sites))
 	for i := range t.Syncs {
-		s := &t.Syncs[i]
 		si := siteOf[i]
 		if si < 0 {
 			continue
 		}
-		site := &a.Sites[si]
-		id := "e" + itoa(i+1)
-		args := map[string]any{
-			"sync": id, "site": site.ID, "fingerprint": Fingerprint(site), "dependency": string(site.Dependency),
-			"category": site.Category, "confidence": site.Confidence, "location": siteLabel(site), "what": What(s),
-			"blocked_ns": s.Duration(), "waited_for": waited(s), "gpu_idle_after": idleAfter(s), "thread": trace.TidOf(s.GlobalTid),
+		if sites[si] == nil {
+			p, err := a.perfettoSite(&a.Sites[si])
+			if err != nil && enc.err == nil {
+				enc.err = err
+			}
+			sites[si] = &p
 		}
-		if len(site.Evidence) > 0 {
-			args["evidence"] = strings.Join(site.Evidence, "; ")
-		}
-		if site.Fix != "" {
-			args["fix"] = site.Fix
-		}
-		if a.Estimated() {
-			args["site_estimated_savings_ns"] = a.SavingsNs(site)
-		}
-		if reason, ok := a.Allowed[site.ID]; ok {
-			args["allowed"] = reason
-		}
-		name := fmt.Sprintf("%s %s: %s %s", id, site.ID, site.Dependency, site.Category)
-		enc.add(chromeEvent{Name: name, Cat: "sync", Ph: "X", Ts: usec(s.Start), Dur: usec(s.Duration()),
-			Pid: trace.PidOf(s.GlobalPid), Tid: perfettoSyncTid, Args: args})
-		if !s.Gap.DeviceBusy && s.Gap.IdleAfterNs > 0 && s.Device >= 0 {
-			enc.add(chromeEvent{Name: "GPU idle after " + id, Cat: "bubble", Ph: "X", Ts: usec(s.End), Dur: usec(s.Gap.IdleAfterNs),
-				Pid: perfettoGPUPidBase + s.Device, Tid: perfettoBubbleTid,
-				Args: map[string]any{"sync": id, "site": site.ID, "dependency": string(site.Dependency), "idle_ns": s.Gap.IdleAfterNs}})
-		}
+		enc.syncEvent(&t.Syncs[i], i, sites[si])
 	}
 }
 
@@ -209,30 +180,4 @@ func sortedKeys(m map[int64]bool) []int64 {
 	}
 	slices.Sort(out)
 	return out
-}
-
-// eventWriter writes comma-separated events and keeps the first error.
-type eventWriter struct {
-	w   *bufio.Writer
-	n   int
-	err error
-}
-
-func (e *eventWriter) add(ev chromeEvent) {
-	if e.err != nil {
-		return
-	}
-	data, err := json.Marshal(ev)
-	if err != nil {
-		e.err = err
-		return
-	}
-	if e.n > 0 {
-		e.w.WriteByte(',')
-	}
-	e.w.WriteByte('\n')
-	if _, err := e.w.Write(data); err != nil {
-		e.err = err
-	}
-	e.n++
 }
