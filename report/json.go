@@ -186,8 +186,9 @@ func (a *Analysis) BuildDocument() Document {
 	d := a.documentHead()
 	t := a.Trace
 	site := a.siteIndex()
+	d.Syncs = make([]SyncJSON, len(t.Syncs))
 	for i := range t.Syncs {
-		d.Syncs = append(d.Syncs, syncJSON(t, &t.Syncs[i], a.siteID(site, i)))
+		d.Syncs[i] = syncJSON(t, &t.Syncs[i], a.siteID(site, i))
 	}
 	return d
 }
@@ -265,8 +266,11 @@ func syncJSON(t *trace.Trace, s *trace.Sync, site string) SyncJSON {
 	if c := s.Copy; c != nil {
 		j.Copy = &CopyJSON{Direction: DirectionName(c), Src: MemName(c.SrcKind), Dst: MemName(c.DstKind), Bytes: c.Bytes}
 	}
-	for _, r := range s.NVTX {
-		j.NVTX = append(j.NVTX, r.Name)
+	if len(s.NVTX) > 0 {
+		j.NVTX = make([]string, len(s.NVTX))
+		for i, r := range s.NVTX {
+			j.NVTX[i] = r.Name
+		}
 	}
 	return j
 }
