@@ -83,8 +83,9 @@ const gtProfilerOverheadNs = 3_700
 // The models TestGPUGroundTruth compares, by environment variable: how
 // spins are shaped (NSYSSYNC_OCCUPANCY), the per-op overhead they are
 // charged (NSYSSYNC_SPIN_OVERHEAD), when a launch's GPU work is issued
-// (NSYSSYNC_LAUNCH), how the host waits (NSYSSYNC_WAIT). The first name
-// of each is the replay's.
+// (NSYSSYNC_LAUNCH), how the host waits (NSYSSYNC_WAIT), whether calls
+// that replay as nothing are run (NSYSSYNC_NOOPS). The first name of each
+// is the replay's.
 var testModels = []struct {
 	env   string
 	names []string
@@ -94,6 +95,7 @@ var testModels = []struct {
 	{"NSYSSYNC_SPIN_OVERHEAD", []string{"footprint", "one-warp"}, func(o *ReplayOptions, i int) { o.overhead = overheadModel(i) }},
 	{"NSYSSYNC_LAUNCH", []string{"graph-end", "end", "start"}, func(o *ReplayOptions, i int) { o.launch = launchModel(i) }},
 	{"NSYSSYNC_WAIT", []string{"precise", "yield"}, func(o *ReplayOptions, i int) { o.wait = waitModel(i) }},
+	{"NSYSSYNC_NOOPS", []string{"paced", "called"}, func(o *ReplayOptions, i int) { o.callNoops = i == 1 }},
 }
 
 // testReplayModels returns the replay options the environment chooses,
@@ -124,7 +126,7 @@ func testReplayModels(t *testing.T) (ReplayOptions, string) {
 func TestGPUGroundTruth(t *testing.T) {
 	d := openTestGPU(t)
 	models, suffix := testReplayModels(t)
-	t.Logf("occupancy: %s; spin overhead: %s; launches issued %s; waits: %s", models.occupancy, models.overhead, models.launch, models.wait)
+	t.Logf("occupancy: %s; spin overhead: %s; launches issued %s; waits: %s; no-op calls run: %v", models.occupancy, models.overhead, models.launch, models.wait, models.callNoops)
 	files, err := filepath.Glob("../fixtures/gt_*.truth.json")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no ground-truth files: %v", err)
@@ -182,7 +184,7 @@ func TestGPUGroundTruth(t *testing.T) {
 	table := groundTruthTable(rows)
 	t.Logf("\n%s", table)
 	writeOut(t, "replay_groundtruth"+suffix+".json", map[string]any{"gpu": d.Identity(), "model": d.model, "occupancy": models.occupancy.String(),
-		"spin_overhead": models.overhead.String(), "launch": models.launch.String(), "wait": models.wait.String(), "footprint_overheads": footprintTable(d), "rows": rows})
+		"spin_overhead": models.overhead.String(), "launch": models.launch.String(), "wait": models.wait.String(), "call_noops": models.callNoops, "footprint_overheads": footprintTable(d), "rows": rows})
 	if dir := os.Getenv("NSYSSYNC_GPU_OUT"); dir != "" {
 		if err := os.WriteFile(filepath.Join(dir, "replay_table"+suffix+".md"), []byte(table), 0o644); err != nil {
 			t.Fatal(err)

@@ -32,12 +32,13 @@ type ReplayOptions struct {
 	MaxWall time.Duration
 	// occupancy shapes the spins, overhead chooses the per-op overhead
 	// they are charged, launch when launches are issued, wait how the
-	// host waits (tests compare the models; the zero values are the
-	// replay's).
+	// host waits, callNoops whether calls that replay as nothing are run
+	// (tests compare the models; the zero values are the replay's).
 	occupancy occupancyModel
 	overhead  overheadModel
 	launch    launchModel
 	wait      waitModel
+	callNoops bool
 }
 
 func (o ReplayOptions) withDefaults() ReplayOptions {
@@ -183,7 +184,7 @@ func (d *Device) ReplayTimeline(ctx context.Context, tl *trace.Timeline, t *trac
 	err = d.withSession(spec, func(s session) error {
 		rn := &runner{sess: s, model: d.model, base: time.Now(), lim: d.lim, occupancy: opt.occupancy,
 			footprintOverNs: d.overNs, overhead: opt.overhead, launch: opt.launch,
-			wait: opt.wait, spinOnly: opt.wait == waitPrecise && runtime.NumCPU() >= maxThreads(plans)+2}
+			wait: opt.wait, spinOnly: opt.wait == waitPrecise && runtime.NumCPU() >= maxThreads(plans)+2, callNoops: opt.callNoops}
 		// A warm-up round, untimed: every plan once, so that each
 		// plan's first run (caches, page faults, the driver's first
 		// launches of each footprint) is not a measured one.
