@@ -126,8 +126,8 @@ type Sync struct {
 	Device   int64 // -1 when unknown
 	Context  int64 // -1 when unknown
 	Stream   int64 // -1 when unknown or for context scope
-	Legacy   bool  // waited on the legacy default stream (all blocking streams)
 	EventID  int64 // -1 when not an event sync
+	Legacy   bool  // waited on the legacy default stream (all blocking streams)
 	Resolved bool  // the awaited stream/event was found in the trace
 
 	Copy *Copy // the copy or memset behind an implicit sync
@@ -208,6 +208,7 @@ const (
 // Copy is the GPU activity of a memcpy or memset call.
 type Copy struct {
 	Memset        bool
+	FromActivity  bool // false: direction guessed from the API name
 	Direction     CopyKind
 	SrcKind       MemKind
 	DstKind       MemKind // for a memset: the memory kind set
@@ -216,7 +217,6 @@ type Copy struct {
 	Device        int64
 	Context       int64
 	Stream        int64
-	FromActivity  bool // false: direction guessed from the API name
 	CorrelationID int64
 }
 
