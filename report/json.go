@@ -150,7 +150,7 @@ type GapJSON struct {
 	IdleAfterNs  int64 `json:"idle_after_ns"`
 }
 
-// BuildDocument fills the JSON contract.
+// documentHead fills the JSON contract but for the syncs.
 func (a *Analysis) documentHead() Document {
 	t := a.Trace
 	d := Document{Schema: SchemaVersion, Sites: []SiteJSON{}, Syncs: []SyncJSON{}, Notes: t.Warnings}
@@ -180,6 +180,10 @@ func (a *Analysis) documentHead() Document {
 	}
 	return d
 }
+
+// HeadDocument fills the JSON contract without its syncs: the trace,
+// totals and sites, all that batch triage keeps of each export.
+func (a *Analysis) HeadDocument() Document { return a.documentHead() }
 
 // BuildDocument fills the whole JSON contract in memory.
 func (a *Analysis) BuildDocument() Document {

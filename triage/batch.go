@@ -26,8 +26,8 @@ type Options struct {
 	// Converter exports .nsys-rep inputs; nil: NewConverter().
 	Converter *Converter
 	// KeepSyncs keeps Document.Syncs (for JSON Lines); without it they
-	// are dropped as soon as the document is built, and only the head
-	// (trace, totals, sites) stays in memory.
+	// are never built, and only the head (trace, totals, sites) stays in
+	// memory.
 	KeepSyncs bool
 	// Prepare, when set, runs on each analysis before its document is
 	// built: the place to attach savings estimates or an allow-list.
@@ -176,10 +176,12 @@ func document(ctx context.Context, path string, opt Options) (*report.Document, 
 			return nil, namingFile(path, err)
 		}
 	}
-	doc := a.BuildDocument()
 	if !opt.KeepSyncs {
+		doc := a.HeadDocument()
 		doc.Syncs = nil
+		return &doc, nil
 	}
+	doc := a.BuildDocument()
 	return &doc, nil
 }
 
