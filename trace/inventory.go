@@ -8,30 +8,72 @@ const linkWindowNs = 20_000
 // buildSyncs turns the calls of interest into host-blocking events. Calls
 // are in time order. A copy followed at once on the same thread by a
 // synchronize of the same stream (PyTorch's .item(), .cpu(), nonzero) is one
-// event. It walks the calls twice, first to count the syncs: a trace may
-// have millions, and a slice sized once holds them without slack.
+// event. It walks the calls twice: first to decide which make syncs, then
+// to build only those, into a slice sized once (a trace may have
+// millions).
 func buildSyncs(calls []Call, act *activity, si *streamInfo) []Sync {
-	n := walkSyncs(calls, act, si, nil)
+	plan, n := planSyncs(calls, act, si)
 	out := make([]Sync, 0, n)
-	walkSyncs(calls, act, si, &out)
+	var kept copyArena
+	lastOnThread := map[int64]int{} // globalTid -> index in calls of its previous call
+	// linked[i]: index in out of the sync that call i (a copy) made on its
+	// own, -1 for none.
+	linked := make([]int32, len(calls))
+	for i := range calls {
+		c := &calls[i]
+		prev := lastOnThread[c.GlobalTid]
+		lastOnThread[c.GlobalTid] = i
+		linked[i] = -1
+		if plan[i] == planNone {
+			continue
+		}
+		s, _ := describeCall(calls[i:i+1:i+1], act, si)
+		if plan[i] == planAlone {
+			linked[i] = int32(len(out))
+			s.Copy = kept.keep(s.Copy)
+			out = append(out, s)
+			continue
+		}
+		p := &calls[prev]
+		cp := copyOf(p, act)
+		if prev == i-1 {
+			s.Calls = calls[prev : i+1 : i+1]
+		} else {
+			s.Calls = []Call{*p, *c}
+		}
+		s.Start = p.Start
+		if !s.Resolved && cp.FromActivity {
+			s.setStream(cp.Device, cp.Context, cp.Stream, si)
+			s.Resolved = true
+		}
+		s.Kind = Implicit
+		s.Copy = kept.keep(cp)
+		s.Reason = linkedReason(copyReason(cp, p))
+		if j := linked[prev]; j >= 0 { // the copy alone was a sync: replace it
+			out[j] = s
+		} else {
+			out = append(out, s)
+		}
+	}
 	for i := range out {
 		out[i].Index = i
 	}
 	return out
 }
 
-// walkSyncs appends the syncs the calls make to *out, or only counts them
-// when out is nil; it returns their number.
-func walkSyncs(calls []Call, act *activity, si *streamInfo, out *[]Sync) int {
-	var kept copyArena
+// What a call makes, decided by planSyncs.
+const (
+	planNone   = iota // no sync
+	planAlone         // a sync of its own
+	planLinked        // a stream sync completing the thread's previous call, a copy
+)
+
+// planSyncs decides what each call makes, marks the calls that block on
+// their own, and counts the syncs.
+func planSyncs(calls []Call, act *activity, si *streamInfo) ([]uint8, int) {
+	plan := make([]uint8, len(calls))
 	n := 0
-	lastOnThread := map[int64]int{} // globalTid -> index in calls of its previous call
-	// linked[i]: index in out of the sync that call i (a copy) made on its
-	// own, -1 for none.
-	linked := make([]int32, len(calls))
-	for i := range calls {
-		linked[i] = -1
-	}
+	lastOnThread := map[int64]int{}
 	for i := range calls {
 		c := &calls[i]
 		prev, hasPrev := lastOnThread[c.GlobalTid]
@@ -41,45 +83,19 @@ func walkSyncs(calls []Call, act *activity, si *streamInfo, out *[]Sync) int {
 		if c.Kind == CallStreamSync && hasPrev {
 			p := &calls[prev]
 			if cp := copyOf(p, act); p.Kind == CallMemcpy && cp != nil && linksTo(p, cp, c, &s) {
-				j := linked[prev] // >= 0: the copy alone was a sync, which this one replaces
-				if j < 0 {
+				plan[i] = planLinked
+				if plan[prev] != planAlone { // else this sync replaces the copy's
 					n++
-				}
-				if out == nil {
-					continue
-				}
-				if prev == i-1 {
-					s.Calls = calls[prev : i+1 : i+1]
-				} else {
-					s.Calls = []Call{*p, *c}
-				}
-				s.Start = p.Start
-				if !s.Resolved && cp.FromActivity {
-					s.setStream(cp.Device, cp.Context, cp.Stream, si)
-					s.Resolved = true
-				}
-				s.Kind = Implicit
-				s.Copy = kept.keep(cp)
-				s.Reason = linkedReason(copyReason(cp, p))
-				if j >= 0 {
-					(*out)[j] = s
-				} else {
-					*out = append(*out, s)
 				}
 				continue
 			}
 		}
-		if !blocking {
-			continue
-		}
-		linked[i] = int32(n)
-		n++
-		if out != nil {
-			s.Copy = kept.keep(s.Copy)
-			*out = append(*out, s)
+		if blocking {
+			plan[i] = planAlone
+			n++
 		}
 	}
-	return n
+	return plan, n
 }
 
 // copyArena holds the copies of the syncs, so that a sync does not keep

@@ -40,7 +40,7 @@ func (x *Export) Load(ctx context.Context, opt LoadOptions) (*Trace, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := x.loadSyncRecords(ctx, act, calls, &t.Stats); err != nil {
+	if err := x.loadSyncRecords(ctx, act, &t.Stats); err != nil {
 		return nil, err
 	}
 	si, err := x.loadStreams(ctx)

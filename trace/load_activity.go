@@ -109,27 +109,17 @@ func (a *activity) keepCall(kind CallKind, pid, corr int64) bool {
 	return true
 }
 
-// loadSyncRecords reads the synchronization rows of the loaded sync calls
-// and the event records.
-func (x *Export) loadSyncRecords(ctx context.Context, act *activity, calls []Call, st *Stats) error {
+// loadSyncRecords reads the synchronization rows and the event records.
+func (x *Export) loadSyncRecords(ctx context.Context, act *activity, st *Stats) error {
 	s := x.Schema
 	if s.HasColumn(tableSync, "correlationId") {
-		var wanted corrRows[struct{}]
-		for _, c := range calls {
-			if c.Kind == CallStreamSync || c.Kind == CallEventSync || c.Kind == CallContextSync {
-				wanted.add(pidOf(c.GlobalTid), c.CorrelationID, struct{}{})
-			}
-		}
-		want, _ := wanted.index()
+		// Every row is kept: the table holds a row for each sync call, all
+		// of which are loaded, and one for each stream wait, which are few.
 		var rows corrRows[syncRecord]
 		q := fmt.Sprintf(`SELECT correlationId, %s, deviceId, contextId, streamId, %s, %s FROM %s`,
 			s.col(tableSync, "globalPid", "0"), s.col(tableSync, "eventId", "-1"), s.col(tableSync, "eventSyncId", "-1"), s.Name(tableSync))
 		n, err := x.scanParts(ctx, "reading synchronization records", tableSync, q, "WHERE", 7, func(v []sql.NullInt64) error {
-			pid, corr := v[1].Int64, v[0].Int64
-			if !want.has(pid, corr) {
-				return nil
-			}
-			rows.add(pid, corr, syncRecord{device: v[2].Int64, context: v[3].Int64, stream: v[4].Int64,
+			rows.add(v[1].Int64, v[0].Int64, syncRecord{device: v[2].Int64, context: v[3].Int64, stream: v[4].Int64,
 				eventID: intOr(v[5], -1), eventSyncID: intOr(v[6], -1)})
 			return nil
 		})
