@@ -24,8 +24,7 @@ type activity struct {
 	copyIndex *corrIndex // (globalPid, correlationId) -> copies
 	syncs     []syncRecord
 	syncIndex *corrIndex                 // (globalPid, correlationId) -> syncs
-	bySync    map[[2]int64]eventRecord   // (globalPid, eventSyncId) -> record
-	byEvent   map[[2]int64][]eventRecord // (globalPid, eventId) -> records by corr
+	events    *eventRecords
 
 	// memcpyActivity and memsetActivity: the export has the activity table,
 	// so a call without a kept row is known not to block.
@@ -37,7 +36,7 @@ type activity struct {
 // block and never pair with a sync, and a memset blocks only into pinned
 // or managed memory, so those rows are not read at all.
 func (x *Export) loadCopies(ctx context.Context, st *Stats) (*activity, error) {
-	act := &activity{bySync: map[[2]int64]eventRecord{}, byEvent: map[[2]int64][]eventRecord{}}
+	act := &activity{}
 	s := x.Schema
 	var rows corrRows[Copy]
 	if s.HasColumn(tableMemcpy, "correlationId") && s.HasColumn(tableMemcpy, "copyKind") {
@@ -137,26 +136,21 @@ func (x *Export) loadSyncRecords(ctx context.Context, act *activity, st *Stats) 
 func (x *Export) loadEventRecords(ctx context.Context, act *activity, st *Stats) error {
 	s := x.Schema
 	if s.HasColumn(tableCudaEvent, "correlationId") && s.HasColumn(tableCudaEvent, "streamId") {
-		q := fmt.Sprintf(`SELECT correlationId, %s, deviceId, contextId, streamId, %s, %s FROM %s ORDER BY correlationId`,
+		var rows eventRows
+		q := fmt.Sprintf(`SELECT correlationId, %s, deviceId, contextId, streamId, %s, %s FROM %s`,
 			s.col(tableCudaEvent, "globalPid", "0"), s.col(tableCudaEvent, "eventId", "-1"), s.col(tableCudaEvent, "eventSyncId", "-1"), s.Name(tableCudaEvent))
 		v, dest := nullInts(7)
 		n, err := x.scanRows(ctx, "reading CUDA event records", q, dest, func() error {
 			r := eventRecord{corr: v[0].Int64, device: v[2].Int64, context: v[3].Int64, stream: v[4].Int64,
 				eventID: intOr(v[5], -1), eventSyncID: intOr(v[6], -1)}
-			pid := v[1].Int64
-			if r.eventSyncID >= 0 {
-				act.bySync[[2]int64{pid, r.eventSyncID}] = r
-			}
-			if r.eventID >= 0 {
-				k := [2]int64{pid, r.eventID}
-				act.byEvent[k] = append(act.byEvent[k], r)
-			}
+			rows.add(v[1].Int64, r)
 			return nil
 		})
 		if err != nil {
 			return err
 		}
 		st.RowsScanned += n
+		act.events = rows.index()
 	}
 	return nil
 }
@@ -166,22 +160,14 @@ func (x *Export) loadEventRecords(ctx context.Context, act *activity, st *Stats)
 // event handle made before the sync (handles are reused).
 func (a *activity) eventRecordFor(pid int64, rec syncRecord, syncCorr int64) (eventRecord, bool) {
 	if rec.eventSyncID >= 0 && rec.eventSyncID != invalidID {
-		if r, ok := a.bySync[[2]int64{pid, rec.eventSyncID}]; ok {
+		if r, ok := a.events.withSyncID(pid, rec.eventSyncID); ok {
 			return r, true
 		}
 	}
 	if rec.eventID < 0 || rec.eventID == invalidID {
 		return eventRecord{}, false
 	}
-	list := a.byEvent[[2]int64{pid, rec.eventID}]
-	best, found := eventRecord{}, false
-	for _, r := range list { // sorted by corr
-		if r.corr >= syncCorr {
-			break
-		}
-		best, found = r, true
-	}
-	return best, found
+	return a.events.lastBefore(pid, rec.eventID, syncCorr)
 }
 
 // invalidID is CUPTI_SYNCHRONIZATION_INVALID_VALUE.

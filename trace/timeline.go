@@ -126,7 +126,7 @@ func (x *Export) Timelines(ctx context.Context, windows []Interval) ([]*Timeline
 			return overlap, nil
 		},
 		events: func(ctx context.Context, _ []*Timeline) (*activity, error) {
-			act := &activity{bySync: map[[2]int64]eventRecord{}, byEvent: map[[2]int64][]eventRecord{}}
+			act := &activity{}
 			return act, x.loadEventRecords(ctx, act, &Stats{})
 		},
 	}

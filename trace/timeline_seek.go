@@ -204,7 +204,7 @@ func (ix *startIndex) first(ctx context.Context, t int64) (int64, error) {
 // those whose correlation id lies within a timeline's calls' (a stream
 // wait of a window links only to a record made in it).
 func (x *Export) eventRecordsOf(ctx context.Context, tls []*Timeline) (*activity, error) {
-	act := &activity{bySync: map[[2]int64]eventRecord{}, byEvent: map[[2]int64][]eventRecord{}}
+	act := &activity{}
 	s := x.Schema
 	if !s.HasColumn(tableCudaEvent, "correlationId") || !s.HasColumn(tableCudaEvent, "streamId") {
 		return act, nil
@@ -225,20 +225,15 @@ func (x *Export) eventRecordsOf(ctx context.Context, tls []*Timeline) (*activity
 	}
 	q := fmt.Sprintf(`SELECT correlationId, %s, deviceId, contextId, streamId, %s, %s FROM %s WHERE %s`,
 		s.col(tableCudaEvent, "globalPid", "0"), s.col(tableCudaEvent, "eventId", "-1"), s.col(tableCudaEvent, "eventSyncId", "-1"),
-		s.Name(tableCudaEvent), strings.Join(conds, " OR ")) + " ORDER BY correlationId"
+		s.Name(tableCudaEvent), strings.Join(conds, " OR "))
 	v, dest := nullInts(7)
+	var rows eventRows
 	_, err := x.scanRows(ctx, "reading CUDA event records", q, dest, func() error {
-		r := eventRecord{corr: v[0].Int64, device: v[2].Int64, context: v[3].Int64, stream: v[4].Int64,
-			eventID: intOr(v[5], -1), eventSyncID: intOr(v[6], -1)}
-		if r.eventSyncID >= 0 {
-			act.bySync[[2]int64{v[1].Int64, r.eventSyncID}] = r
-		}
-		if r.eventID >= 0 {
-			k := [2]int64{v[1].Int64, r.eventID}
-			act.byEvent[k] = append(act.byEvent[k], r)
-		}
+		rows.add(v[1].Int64, eventRecord{corr: v[0].Int64, device: v[2].Int64, context: v[3].Int64, stream: v[4].Int64,
+			eventID: intOr(v[5], -1), eventSyncID: intOr(v[6], -1)})
 		return nil
 	}, args...)
+	act.events = rows.index()
 	return act, err
 }
 
