@@ -157,6 +157,10 @@ type replayedTrace struct {
 	sites  []classify.Site
 }
 
+// selfCheckWarn is the self-check error past which the text report says
+// that this host does not reproduce the recording closely.
+const selfCheckWarn = 0.05
+
 func ms(ns int64) string { return fmt.Sprintf("%.3f ms", float64(ns)/1e6) }
 
 func writeReplayText(w io.Writer, path string, t *replayedTrace, res *cuda.Result) {
@@ -168,6 +172,9 @@ func writeReplayText(w io.Writer, path string, t *replayedTrace, res *cuda.Resul
 	fmt.Fprintf(w, "GPU: %s\n", res.GPU)
 	u := res.Unchanged
 	fmt.Fprintf(w, "As recorded: %s (median of %d; %s to %s), self-check %+.2f%%\n", ms(u.MedianNs), len(u.RunsNs), ms(u.MinNs), ms(u.MaxNs), 100*res.SelfCheckError)
+	if e := res.SelfCheckError; e > selfCheckWarn || e < -selfCheckWarn {
+		fmt.Fprintf(w, "Note: this host replays the recording %+.1f%% off its recorded time (host-bound regions replay slower on a slower host); the savings below are measured against that replay\n", 100*e)
+	}
 	if res.Baseline != nil {
 		fmt.Fprintf(w, "Without the profiler's overhead (%v per call): %s; savings are fractions of %s\n",
 			time.Duration(res.ProfilerOverheadNs), ms(res.Baseline.MedianNs), ms(res.BaselineNs))
