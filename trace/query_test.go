@@ -50,3 +50,37 @@ func TestSplitRange(t *testing.T) {
 		}
 	}
 }
+
+func TestNameFilter(t *testing.T) {
+	names := func(ids ...int64) map[int64]apiName {
+		m := map[int64]apiName{}
+		for _, id := range ids {
+			m[id] = apiName{}
+		}
+		return m
+	}
+	many := make([]int64, maxCaseNames+1)
+	for i := range many {
+		many[i] = int64(10 + i)
+	}
+	tests := []struct {
+		name string
+		n    apiNames
+		want string
+	}{
+		{"frequent names outside the range", apiNames{byID: names(121, 146, 122), frequent: []int64{45, 56}},
+			"nameId BETWEEN 121 AND 146 AND CASE nameId WHEN 121 THEN 1 WHEN 122 THEN 1 WHEN 146 THEN 1 END"},
+		{"frequent names inside the range", apiNames{byID: names(54, 136), frequent: []int64{72, 63}},
+			"nameId <> 72 AND nameId <> 63 AND CASE nameId WHEN 54 THEN 1 WHEN 136 THEN 1 END"},
+		{"one of each", apiNames{byID: names(54, 136), frequent: []int64{72, 200}},
+			"nameId BETWEEN 54 AND 136 AND nameId <> 72 AND CASE nameId WHEN 54 THEN 1 WHEN 136 THEN 1 END"},
+		{"no frequent names known", apiNames{byID: names(7)}, "nameId BETWEEN 7 AND 7 AND CASE nameId WHEN 7 THEN 1 END"},
+		{"too many names for a CASE", apiNames{byID: names(many...), frequent: []int64{1}},
+			"nameId BETWEEN 10 AND 26 AND nameId IN (10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26)"},
+	}
+	for _, tt := range tests {
+		if got := tt.n.nameFilter(); got != tt.want {
+			t.Errorf("%s:\n got %s\nwant %s", tt.name, got, tt.want)
+		}
+	}
+}
