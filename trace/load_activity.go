@@ -23,7 +23,7 @@ type activity struct {
 	copies    []Copy
 	copyIndex *corrIndex // (globalPid, correlationId) -> copies
 	syncs     []syncRecord
-	syncIndex *corrIndex                 // (globalPid, correlationId) -> syncs
+	syncIndex *corrIndex // (globalPid, correlationId) -> syncs
 	events    *eventRecords
 
 	// memcpyActivity and memsetActivity: the export has the activity table,
