@@ -28,13 +28,24 @@ shapes=(
   "sync-heavy:fixtures/syncs_lean.sqlite"
 )
 
-# timed OUT CMD...: runs the command with its output in OUT, prints
-# "SECONDS PEAK_MIB".
+# The machine is shared and one run varies by a third: each command runs
+# RUNS times in a row, and the table gives the median time (with the
+# range) and the largest peak RSS.
+RUNS=${BENCHRUNS:-3}
+
+# timed OUT CMD...: runs the command RUNS times with its output in OUT,
+# prints "MEDIAN_SECONDS RANGE PEAK_MIB".
 timed() {
-  local out=$1
+  local out=$1 i
   shift
-  /usr/bin/time -o "$out.time" -f "%e %M" "$@" >"$out" 2>/dev/null
-  awk '{printf "%.1f %.0f", $1, $2/1024}' "$out.time"
+  : >"$out.times"
+  for ((i = 0; i < RUNS; i++)); do
+    /usr/bin/time -o "$out.time" -f "%e %M" "$@" >"$out" 2>/dev/null
+    cat "$out.time" >>"$out.times"
+  done
+  sort -n "$out.times" | awk '{t[NR]=$1; if ($2>m) m=$2} END {
+    med = (NR%2) ? t[(NR+1)/2] : (t[NR/2]+t[NR/2+1])/2
+    printf "%.1f %.1f–%.1f %.0f", med, t[1], t[NR], m/1024}'
 }
 
 # floor FILE: seconds for sqlite3 to run the scans the inventory runs.
@@ -61,6 +72,8 @@ rows() {
 
 echo "commit $(git rev-parse --short HEAD)$(git diff --quiet || echo '+changes'), $(nproc) CPUs, $(go version | cut -d' ' -f3)"
 echo
+echo "$RUNS runs each: median (range)"
+echo
 echo "| export | size | rows read | syncs | inventory (\`--no-estimate\`) | rows/s | peak RSS | full \`analyze\` | peak RSS | \`sqlite3\` floor | inventory / floor |"
 echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 for gb in "${SIZES[@]}"; do
@@ -71,14 +84,14 @@ for gb in "${SIZES[@]}"; do
     [ -s "$f" ] || bin/nsysgen -q -src "$src" -out "$f" -size "${gb}GiB"
     n=$(rows "$f")
     out="$TMP/nsyssync-bench-out.json"
-    read -r inv_s inv_m <<<"$(timed "$out" bin/nsyssync analyze --no-estimate --format json "$f")"
+    read -r inv_s inv_r inv_m <<<"$(timed "$out" bin/nsyssync analyze --no-estimate --format json "$f")"
     syncs=$(grep -m1 -o '"syncs": *[0-9]*' "$out" | grep -o '[0-9]*$')
-    read -r full_s full_m <<<"$(timed "$out" bin/nsyssync analyze --format json "$f")"
-    rm -f "$out" "$out.time"
+    read -r full_s full_r full_m <<<"$(timed "$out" bin/nsyssync analyze --format json "$f")"
+    rm -f "$out" "$out.time" "$out.times"
     fl=$(floor "$f")
-    printf "| %s | %s GiB | %s M | %s | %s s | %s M/s | %s MiB | %s s | %s MiB | %s s | %s× |\n" \
-      "$name" "$gb" "$(awk -v n="$n" 'BEGIN{printf "%.1f", n/1e6}')" "$syncs" "$inv_s" \
-      "$(awk -v n="$n" -v s="$inv_s" 'BEGIN{printf "%.1f", n/1e6/s}')" "$inv_m" "$full_s" "$full_m" "$fl" \
+    printf "| %s | %s GiB | %s M | %s | %s s (%s) | %s M/s | %s MiB | %s s (%s) | %s MiB | %s s | %s× |\n" \
+      "$name" "$gb" "$(awk -v n="$n" 'BEGIN{printf "%.1f", n/1e6}')" "$syncs" "$inv_s" "$inv_r" \
+      "$(awk -v n="$n" -v s="$inv_s" 'BEGIN{printf "%.1f", n/1e6/s}')" "$inv_m" "$full_s" "$full_r" "$full_m" "$fl" \
       "$(awk -v a="$inv_s" -v b="$fl" 'BEGIN{printf "%.2f", a/b}')"
   done
 done
