@@ -122,9 +122,11 @@ func truncate(s string, n int) string {
 	return s
 }
 
-// rowidParts splits a query over a table into one query per core, each on
-// a rowid range, so that separate connections scan a large table in
-// parallel. conj joins the range condition to the query ("WHERE" or "AND").
+// rowidParts splits a query over a table into partsPerCore queries per
+// core, each on a rowid range, so that separate connections scan a large
+// table in parallel; more parts than cores keep the cores busy to the end
+// where the rows of one range cost more than another's. conj joins the
+// range condition to the query ("WHERE" or "AND").
 func (x *Export) rowidParts(ctx context.Context, table, query, conj string) ([]string, error) {
 	v, dest := nullInts(2)
 	// Two sub-selects: SQLite answers a lone min() or max() of the rowid
@@ -134,11 +136,14 @@ func (x *Export) rowidParts(ctx context.Context, table, query, conj string) ([]s
 		return nil, err
 	}
 	var parts []string
-	for _, r := range splitRange(v[0].Int64, v[1].Int64, runtime.GOMAXPROCS(0)) {
+	for _, r := range splitRange(v[0].Int64, v[1].Int64, partsPerCore*runtime.GOMAXPROCS(0)) {
 		parts = append(parts, fmt.Sprintf(`%s %s rowid BETWEEN %d AND %d`, query, conj, r[0], r[1]))
 	}
 	return parts, nil
 }
+
+// partsPerCore is how many rowid ranges a scan makes per core.
+const partsPerCore = 2
 
 // splitRange cuts [lo, hi] into at most n contiguous ranges of about equal
 // width, whatever the values (rowids of a damaged file may be anywhere in
