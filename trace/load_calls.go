@@ -74,8 +74,8 @@ func isFrequentName(raw string) bool {
 // order names first appear), then by comparison with each frequent name
 // inside the range, and it tests the wanted ids as a CASE when they are
 // few (one read of the column, then comparisons). On the 1 GiB benchmark
-// exports this took the scan from 4.2 to about 2.5 s (sync-heavy) and
-// from 2.0 to about 1.1 s (kernel-heavy).
+// exports this took the scan from about 4 to 2.6 s (sync-heavy) and from
+// about 2.2 to 1.5 s (kernel-heavy): docs/performance.md.
 func (n apiNames) nameFilter() string {
 	ids := make([]int64, 0, len(n.byID))
 	for id := range n.byID {
