@@ -24,16 +24,23 @@ func corpusFiles(t *testing.T) []string {
 
 func loadFile(t *testing.T, path string, opt LoadOptions) *Trace {
 	t.Helper()
+	_, tr := openLoaded(t, path, opt)
+	return tr
+}
+
+// openLoaded opens and loads an export, closing it when the test ends.
+func openLoaded(t *testing.T, path string, opt LoadOptions) (*Export, *Trace) {
+	t.Helper()
 	x, err := Open(context.Background(), path)
 	if err != nil {
 		t.Fatalf("Open(%s): %v", path, err)
 	}
-	defer x.Close()
+	t.Cleanup(func() { x.Close() })
 	tr, err := x.Load(context.Background(), opt)
 	if err != nil {
 		t.Fatalf("Load(%s): %v", path, err)
 	}
-	return tr
+	return x, tr
 }
 
 func fileDigest(t *testing.T, path string) [32]byte {

@@ -62,15 +62,7 @@ func TestTimelinesByStart(t *testing.T) {
 // TestTimelineRows counts the rows that start in intervals without a scan
 // and checks the counts against SQL.
 func TestTimelineRows(t *testing.T) {
-	x, err := Open(t0(), leanFixture)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer x.Close()
-	tr, err := x.Load(t0(), LoadOptions{NVTX: "measured"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	x, tr := openLoaded(t, leanFixture, LoadOptions{NVTX: "measured"})
 	db := rawDB(t, leanFixture)
 	want := 0
 	for _, iv := range tr.Region.Intervals {

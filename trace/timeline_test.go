@@ -79,15 +79,7 @@ func TestTimelineKernelLaunch(t *testing.T) {
 			if tc.stmts != nil {
 				path = copyFixture(t, fixture, tc.stmts...)
 			}
-			x, err := Open(t0(), path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer x.Close()
-			tr, err := x.Load(t0(), LoadOptions{NVTX: "measured"})
-			if err != nil {
-				t.Fatal(err)
-			}
+			x, tr := openLoaded(t, path, LoadOptions{NVTX: "measured"})
 			tl, err := x.Timeline(t0(), Interval{tr.Region.Start, tr.Region.End})
 			if err != nil {
 				t.Fatal(err)
