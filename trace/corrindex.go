@@ -19,7 +19,6 @@ import (
 // It is safe for concurrent reads.
 type corrIndex struct {
 	procs map[int64]*corrDir
-	n     int
 }
 
 // corrDir holds one process's keys: words when dense enough, else sorted.
@@ -44,7 +43,7 @@ const maxWordsPerKey = 4
 // newCorrIndex builds the index of keys sorted by (pid, corr), without
 // repeats (see sortKeys).
 func newCorrIndex(keys []callKey) *corrIndex {
-	c := &corrIndex{procs: map[int64]*corrDir{}, n: len(keys)}
+	c := &corrIndex{procs: map[int64]*corrDir{}}
 	for lo := 0; lo < len(keys); {
 		hi := lo + 1
 		for hi < len(keys) && keys[hi].pid == keys[lo].pid {
@@ -110,14 +109,6 @@ func (c *corrIndex) rank(pid, corr int64) (int, bool) {
 func (c *corrIndex) has(pid, corr int64) bool {
 	_, ok := c.rank(pid, corr)
 	return ok
-}
-
-// len returns the number of keys.
-func (c *corrIndex) len() int {
-	if c == nil {
-		return 0
-	}
-	return c.n
 }
 
 // sortKeys orders rows by their keys, keeping of rows with the same key
