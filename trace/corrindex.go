@@ -119,15 +119,7 @@ func sortKeys[T any](keys []callKey, rows *chunked[T]) ([]callKey, []T) {
 	for i := range order {
 		order[i] = int32(i)
 	}
-	slices.SortStableFunc(order, func(a, b int32) int {
-		if keyLess(keys[a], keys[b]) {
-			return -1
-		}
-		if keyLess(keys[b], keys[a]) {
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(order, func(a, b int32) int { return compareKeys(keys[a], keys[b]) })
 	outKeys := make([]callKey, 0, len(keys))
 	outRows := make([]T, 0, len(keys))
 	for j, i := range order {
@@ -140,11 +132,8 @@ func sortKeys[T any](keys []callKey, rows *chunked[T]) ([]callKey, []T) {
 	return outKeys, outRows
 }
 
-func keyLess(a, b callKey) bool {
-	if c := cmp.Compare(a.pid, b.pid); c != 0 {
-		return c < 0
-	}
-	return a.corr < b.corr
+func compareKeys(a, b callKey) int {
+	return cmp.Or(cmp.Compare(a.pid, b.pid), cmp.Compare(a.corr, b.corr))
 }
 
 // corrRows collects rows keyed by (pid, corr) in any order, for an index.
