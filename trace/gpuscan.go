@@ -2,13 +2,11 @@ package trace
 
 import (
 	"context"
-	"fmt"
+	"database/sql"
 	"math"
 	"runtime"
 	"slices"
 	"sort"
-
-	"golang.org/x/sync/errgroup"
 )
 
 // gpuOp is one kernel, memcpy, memset or graph launch as the scan sees it.
@@ -287,53 +285,32 @@ func (ix *opIndex) fillGaps(key [2]int64, g *gapGroup, a *accum) {
 // kernel rows.
 func (x *Export) scanGPU(ctx context.Context, ix *opIndex) (*accum, error) {
 	s := x.Schema
-	var parts []string
+	// One accumulator per worker, not per part: accumulators are as large
+	// as the inventory. The tables are scanned one after the other, each
+	// on all workers.
+	accs := make([]*accum, runtime.GOMAXPROCS(0))
 	for _, t := range []string{tableKernel, tableMemcpy, tableMemset, tableGraphTrace} {
 		if !s.HasColumn(t, "start") || !s.HasColumn(t, "streamId") {
 			continue
 		}
-		// Device and stream share one column: the driver makes two calls
-		// per column and row.
-		base := fmt.Sprintf(`SELECT start, "end", deviceId * 4294967296 + streamId, %s, %s FROM %s`,
-			s.col(t, "correlationId", "0"), s.col(t, "globalPid", "0"), s.Name(t))
-		p, err := x.rowidParts(ctx, t, base, "WHERE")
+		scan := intScan{what: "reading GPU activity", table: t,
+			cols: []intCol{col("start"), col("end"), col("deviceId"), col("streamId"), colOr("correlationId", 0), colOr("globalPid", 0)}}
+		_, err := x.scanInts(ctx, scan, func(w, _ int) func(v []sql.NullInt64) error {
+			if accs[w] == nil {
+				accs[w] = ix.newAccum()
+			}
+			a, cur := accs[w], &cursor{}
+			return func(v []sql.NullInt64) error {
+				ix.add(a, cur, gpuOp{start: v[0].Int64, end: v[1].Int64, device: v[2].Int64, stream: v[3].Int64,
+					corr: v[4].Int64, pid: v[5].Int64})
+				return nil
+			}
+		})
 		if err != nil {
 			return nil, err
 		}
-		parts = append(parts, p...)
 	}
-	// One accumulator per worker, not per part: accumulators are as large
-	// as the inventory.
-	workers := min(runtime.GOMAXPROCS(0), len(parts))
-	accs := make([]*accum, workers)
-	work := make(chan string, len(parts))
-	for _, q := range parts {
-		work <- q
-	}
-	close(work)
-	g, gctx := errgroup.WithContext(ctx)
-	for w := range accs {
-		a := ix.newAccum()
-		accs[w] = a
-		g.Go(func() error {
-			v, dest := nullInts(5)
-			cur := &cursor{}
-			for q := range work {
-				_, err := x.scanRows(gctx, "reading GPU activity", q, dest, func() error {
-					ix.add(a, cur, gpuOp{start: v[0].Int64, end: v[1].Int64, device: v[2].Int64 >> 32, stream: v[2].Int64 & 0xFFFFFFFF,
-						corr: v[3].Int64, pid: v[4].Int64})
-					return nil
-				})
-				if err != nil {
-					return err
-				}
-			}
-			return nil
-		})
-	}
-	if err := g.Wait(); err != nil {
-		return nil, err
-	}
+	accs = slices.DeleteFunc(accs, func(a *accum) bool { return a == nil })
 	if len(accs) == 0 {
 		accs = append(accs, ix.newAccum())
 	}

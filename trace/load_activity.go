@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"sync"
 )
 
 // syncRecord is a CUPTI_ACTIVITY_KIND_SYNCHRONIZATION row: the stream,
@@ -39,16 +40,30 @@ func (x *Export) loadCopies(ctx context.Context, st *Stats) (*activity, error) {
 	act := &activity{}
 	s := x.Schema
 	var rows corrRows[Copy]
+	var mu sync.Mutex // rows is shared by the workers
 	if s.HasColumn(tableMemcpy, "correlationId") && s.HasColumn(tableMemcpy, "copyKind") {
 		act.memcpyActivity = true
-		q := fmt.Sprintf(`SELECT correlationId, %s, start, "end", deviceId, contextId, streamId, bytes, copyKind, %s, %s FROM %s
-			WHERE copyKind NOT IN (5, 6, 7, 8, 10, 13)`,
-			s.col(tableMemcpy, "globalPid", "0"), s.col(tableMemcpy, "srcKind", "-1"), s.col(tableMemcpy, "dstKind", "-1"), s.Name(tableMemcpy))
-		n, err := x.scanParts(ctx, "reading memcpy activity", tableMemcpy, q, "AND", 11, func(v []sql.NullInt64) error {
-			rows.add(v[1].Int64, v[0].Int64, Copy{Direction: CopyKind(v[8].Int64), SrcKind: MemKind(intOr(v[9], -1)), DstKind: MemKind(intOr(v[10], -1)),
-				Bytes: v[7].Int64, Start: v[2].Int64, End: v[3].Int64, Device: v[4].Int64, Context: v[5].Int64, Stream: v[6].Int64,
-				FromActivity: true, CorrelationID: v[0].Int64})
-			return nil
+		scan := intScan{what: "reading memcpy activity", table: tableMemcpy,
+			cols: []intCol{col("correlationId"), colOr("globalPid", 0), col("start"), col("end"), col("deviceId"), col("contextId"),
+				col("streamId"), col("bytes"), col("copyKind"), colOr("srcKind", -1), colOr("dstKind", -1)},
+			where: "copyKind NOT IN (5, 6, 7, 8, 10, 13)",
+			keep: func(v []sql.NullInt64) bool {
+				switch v[8].Int64 {
+				case 5, 6, 7, 8, 10, 13:
+					return false
+				}
+				return v[8].Valid
+			}}
+		n, err := x.scanInts(ctx, scan, func(_, _ int) func(v []sql.NullInt64) error {
+			return func(v []sql.NullInt64) error {
+				c := Copy{Direction: CopyKind(v[8].Int64), SrcKind: MemKind(intOr(v[9], -1)), DstKind: MemKind(intOr(v[10], -1)),
+					Bytes: v[7].Int64, Start: v[2].Int64, End: v[3].Int64, Device: v[4].Int64, Context: v[5].Int64, Stream: v[6].Int64,
+					FromActivity: true, CorrelationID: v[0].Int64}
+				mu.Lock()
+				rows.add(v[1].Int64, v[0].Int64, c)
+				mu.Unlock()
+				return nil
+			}
 		})
 		if err != nil {
 			return nil, err
@@ -57,14 +72,23 @@ func (x *Export) loadCopies(ctx context.Context, st *Stats) (*activity, error) {
 	}
 	if s.HasColumn(tableMemset, "correlationId") && s.HasColumn(tableMemset, "memKind") {
 		act.memsetActivity = true
-		q := fmt.Sprintf(`SELECT correlationId, %s, start, "end", deviceId, contextId, streamId, bytes, memKind FROM %s WHERE memKind IN (%d, %d)`,
-			s.col(tableMemset, "globalPid", "0"), s.Name(tableMemset), MemPinned, MemManaged)
-		v, dest := nullInts(9)
-		n, err := x.scanRows(ctx, "reading memset activity", q, dest, func() error {
-			rows.add(v[1].Int64, v[0].Int64, Copy{Memset: true, DstKind: MemKind(v[8].Int64), SrcKind: MemUnknown, Bytes: v[7].Int64,
-				Start: v[2].Int64, End: v[3].Int64, Device: v[4].Int64, Context: v[5].Int64, Stream: v[6].Int64,
-				FromActivity: true, CorrelationID: v[0].Int64})
-			return nil
+		scan := intScan{what: "reading memset activity", table: tableMemset,
+			cols: []intCol{col("correlationId"), colOr("globalPid", 0), col("start"), col("end"), col("deviceId"), col("contextId"),
+				col("streamId"), col("bytes"), col("memKind")},
+			where: fmt.Sprintf("memKind IN (%d, %d)", MemPinned, MemManaged),
+			keep: func(v []sql.NullInt64) bool {
+				return v[8].Valid && (MemKind(v[8].Int64) == MemPinned || MemKind(v[8].Int64) == MemManaged)
+			}}
+		n, err := x.scanInts(ctx, scan, func(_, _ int) func(v []sql.NullInt64) error {
+			return func(v []sql.NullInt64) error {
+				c := Copy{Memset: true, DstKind: MemKind(v[8].Int64), SrcKind: MemUnknown, Bytes: v[7].Int64,
+					Start: v[2].Int64, End: v[3].Int64, Device: v[4].Int64, Context: v[5].Int64, Stream: v[6].Int64,
+					FromActivity: true, CorrelationID: v[0].Int64}
+				mu.Lock()
+				rows.add(v[1].Int64, v[0].Int64, c)
+				mu.Unlock()
+				return nil
+			}
 		})
 		if err != nil {
 			return nil, err
@@ -115,12 +139,19 @@ func (x *Export) loadSyncRecords(ctx context.Context, act *activity, st *Stats) 
 		// Every row is kept: the table holds a row for each sync call, all
 		// of which are loaded, and one for each stream wait, which are few.
 		var rows corrRows[syncRecord]
-		q := fmt.Sprintf(`SELECT correlationId, %s, deviceId, contextId, streamId, %s, %s FROM %s`,
-			s.col(tableSync, "globalPid", "0"), s.col(tableSync, "eventId", "-1"), s.col(tableSync, "eventSyncId", "-1"), s.Name(tableSync))
-		n, err := x.scanParts(ctx, "reading synchronization records", tableSync, q, "WHERE", 7, func(v []sql.NullInt64) error {
-			rows.add(v[1].Int64, v[0].Int64, syncRecord{device: v[2].Int64, context: v[3].Int64, stream: v[4].Int64,
-				eventID: intOr(v[5], -1), eventSyncID: intOr(v[6], -1)})
-			return nil
+		var mu sync.Mutex
+		scan := intScan{what: "reading synchronization records", table: tableSync,
+			cols: []intCol{col("correlationId"), colOr("globalPid", 0), col("deviceId"), col("contextId"), col("streamId"),
+				colOr("eventId", -1), colOr("eventSyncId", -1)}}
+		n, err := x.scanInts(ctx, scan, func(_, _ int) func(v []sql.NullInt64) error {
+			return func(v []sql.NullInt64) error {
+				r := syncRecord{device: v[2].Int64, context: v[3].Int64, stream: v[4].Int64,
+					eventID: intOr(v[5], -1), eventSyncID: intOr(v[6], -1)}
+				mu.Lock()
+				rows.add(v[1].Int64, v[0].Int64, r)
+				mu.Unlock()
+				return nil
+			}
 		})
 		if err != nil {
 			return err
@@ -137,14 +168,16 @@ func (x *Export) loadEventRecords(ctx context.Context, act *activity, st *Stats)
 	s := x.Schema
 	if s.HasColumn(tableCudaEvent, "correlationId") && s.HasColumn(tableCudaEvent, "streamId") {
 		var rows eventRows
-		q := fmt.Sprintf(`SELECT correlationId, %s, deviceId, contextId, streamId, %s, %s FROM %s`,
-			s.col(tableCudaEvent, "globalPid", "0"), s.col(tableCudaEvent, "eventId", "-1"), s.col(tableCudaEvent, "eventSyncId", "-1"), s.Name(tableCudaEvent))
-		v, dest := nullInts(7)
-		n, err := x.scanRows(ctx, "reading CUDA event records", q, dest, func() error {
-			r := eventRecord{corr: v[0].Int64, device: v[2].Int64, context: v[3].Int64, stream: v[4].Int64,
-				eventID: intOr(v[5], -1), eventSyncID: intOr(v[6], -1)}
-			rows.add(v[1].Int64, r)
-			return nil
+		scan := intScan{what: "reading CUDA event records", table: tableCudaEvent, serial: true,
+			cols: []intCol{col("correlationId"), colOr("globalPid", 0), col("deviceId"), col("contextId"), col("streamId"),
+				colOr("eventId", -1), colOr("eventSyncId", -1)}}
+		n, err := x.scanInts(ctx, scan, func(_, _ int) func(v []sql.NullInt64) error {
+			return func(v []sql.NullInt64) error {
+				r := eventRecord{corr: v[0].Int64, device: v[2].Int64, context: v[3].Int64, stream: v[4].Int64,
+					eventID: intOr(v[5], -1), eventSyncID: intOr(v[6], -1)}
+				rows.add(v[1].Int64, r)
+				return nil
+			}
 		})
 		if err != nil {
 			return err

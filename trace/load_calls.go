@@ -4,12 +4,11 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"runtime"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
-
-	"golang.org/x/sync/errgroup"
+	"sync"
 )
 
 // apiName is an API name id of interest, with what its name says worked
@@ -110,6 +109,23 @@ func (n apiNames) nameFilter() string {
 	return strings.Join(conds, " AND ")
 }
 
+// wanted returns the test the file scan makes on each row's nameId: a
+// table lookup where the ids are small, as StringIds ids are.
+func (n apiNames) wanted() func(id int64) bool {
+	top, low := int64(-1), int64(0)
+	for id := range n.byID {
+		top, low = max(top, id), min(low, id)
+	}
+	if top >= 1<<24 || low < 0 {
+		return func(id int64) bool { _, ok := n.byID[id]; return ok }
+	}
+	set := make([]bool, top+1)
+	for id := range n.byID {
+		set[id] = true
+	}
+	return func(id int64) bool { return id >= 0 && id <= top && set[id] }
+}
+
 // maxCaseNames bounds the wanted names tested as a CASE rather than IN.
 const maxCaseNames = 16
 
@@ -121,33 +137,30 @@ func (x *Export) loadCalls(ctx context.Context, names apiNames, keep func(CallKi
 	if len(names.byID) == 0 {
 		return nil, nil
 	}
-	s := x.Schema
-	q := fmt.Sprintf(`SELECT start, "end", %s, globalTid, correlationId, nameId, %s FROM %s WHERE %s`,
-		s.col(tableRuntime, "eventClass", "0"), s.col(tableRuntime, "callchainId", "NULL"),
-		s.Name(tableRuntime), names.nameFilter())
 	// Exports without eventClass may repeat a call and are read in one
 	// part, deduplicated; with it, the repeat is the eventClass-67 twin and
 	// the table is read in parallel parts.
-	parts := []string{q}
-	dedupe := !s.HasColumn(tableRuntime, "eventClass")
-	if !dedupe {
-		var err error
-		if parts, err = x.rowidParts(ctx, tableRuntime, q, "AND"); err != nil {
-			return nil, err
-		}
-	}
-	results := make([]callPart, len(parts))
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(runtime.GOMAXPROCS(0))
-	for i, pq := range parts {
-		g.Go(func() error {
-			var err error
-			results[i], err = x.readCalls(gctx, pq, names.byID, keep, dedupe)
-			return err
-		})
-	}
-	if err := g.Wait(); err != nil {
+	dedupe := !x.Schema.HasColumn(tableRuntime, "eventClass")
+	wanted := names.wanted()
+	scan := intScan{what: "reading CUDA API calls", table: tableRuntime, serial: dedupe,
+		cols:  []intCol{col("start"), col("end"), colOr("eventClass", 0), col("globalTid"), col("correlationId"), col("nameId"), col("callchainId")},
+		where: names.nameFilter(),
+		keep:  func(v []sql.NullInt64) bool { return v[5].Valid && wanted(v[5].Int64) }}
+	var mu sync.Mutex
+	parts := map[int]*callPart{}
+	_, err := x.scanInts(ctx, scan, func(_, p int) func(v []sql.NullInt64) error {
+		r := &callPart{twins: map[tidCorr]twin{}}
+		mu.Lock()
+		parts[p] = r
+		mu.Unlock()
+		return r.reader(names.byID, keep, dedupe)
+	})
+	if err != nil {
 		return nil, err
+	}
+	results := make([]*callPart, 0, len(parts))
+	for _, p := range slices.Sorted(maps.Keys(parts)) {
+		results = append(results, parts[p])
 	}
 	total := 0
 	for _, r := range results {
@@ -155,8 +168,8 @@ func (x *Export) loadCalls(ctx context.Context, names apiNames, keep func(CallKi
 	}
 	calls := make([]Call, 0, total)
 	twins := map[tidCorr]twin{}
-	for i, r := range results {
-		calls = results[i].calls.appendTo(calls)
+	for _, r := range results {
+		calls = r.calls.appendTo(calls)
 		st.RowsScanned += r.rows
 		for k, t := range r.twins {
 			twins[k] = t
@@ -196,15 +209,15 @@ type callPart struct {
 	rows  int64
 }
 
-// readCalls reads one part of the runtime table.
-func (x *Export) readCalls(ctx context.Context, q string, names map[int64]apiName, keep func(CallKind, int64, int64) bool, dedupe bool) (callPart, error) {
-	r := callPart{twins: map[tidCorr]twin{}}
+// reader returns the function that folds the rows of one part of the
+// runtime table into it.
+func (r *callPart) reader(names map[int64]apiName, keep func(CallKind, int64, int64) bool, dedupe bool) func(v []sql.NullInt64) error {
 	var seen map[tidCorr]int
 	if dedupe {
 		seen = map[tidCorr]int{}
 	}
-	v, dest := nullInts(7)
-	n, err := x.scanRows(ctx, "reading CUDA API calls", q, dest, func() error {
+	return func(v []sql.NullInt64) error {
+		r.rows++
 		name := names[v[5].Int64]
 		class := v[2].Int64
 		key := tidCorr{v[3].Int64, intOr(v[4], -1)}
@@ -232,9 +245,7 @@ func (x *Export) readCalls(ctx context.Context, q string, names map[int64]apiNam
 			async: name.async, peer: name.peer,
 		})
 		return nil
-	})
-	r.rows = n
-	return r, err
+	}
 }
 
 // cudaSpan returns whether the API table has rows, and the start of its

@@ -15,6 +15,7 @@ import (
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 
+	"github.com/nsyssync/nsyssync/internal/sqlitefile"
 	"github.com/nsyssync/nsyssync/internal/sqlitescan"
 )
 
@@ -28,6 +29,13 @@ type Export struct {
 	mu    sync.Mutex
 	idle  []*sqlitescan.Conn // scan connections not in use
 	close bool
+
+	// The large tables are read from the file's pages (tablescan.go).
+	fileMu  sync.Mutex
+	file    *sqlitefile.File
+	fileErr error // the file cannot be read so: SQL only
+	layouts map[string]*tableLayout
+	sqlOnly bool // tests: every scan through SQL
 }
 
 // Open opens an nsys export read-only, checks that it is an intact SQLite
@@ -73,6 +81,13 @@ func (x *Export) Close() error {
 	for _, c := range idle {
 		c.Close()
 	}
+	x.fileMu.Lock()
+	if x.file != nil {
+		x.file.Close()
+		x.file = nil
+	}
+	x.fileErr = errors.New("export closed")
+	x.fileMu.Unlock()
 	return x.db.Close()
 }
 

@@ -1,0 +1,502 @@
+package sqlitefile
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"math"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	_ "modernc.org/sqlite"
+)
+
+// table is what the tests need to know of a table: its root page and, per
+// column, the record index to read (Rowid for an INTEGER PRIMARY KEY).
+type table struct {
+	name string
+	root uint32
+	cols []int
+	// real marks columns of REAL affinity: SQLite stores their integral
+	// values as integers and converts them when it reads them.
+	real []bool
+	// integer lists the columns declared INTEGER, by position.
+	integer []int
+}
+
+func openSQL(t testing.TB, path string) *sql.DB {
+	t.Helper()
+	db, err := sql.Open("sqlite", "file:"+(&url.URL{Path: path}).EscapedPath()+"?mode=ro&immutable=1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+// tables lists the rowid tables of a database with their column layout.
+func tables(t testing.TB, db *sql.DB) []table {
+	t.Helper()
+	rows, err := db.Query(`SELECT name, rootpage FROM sqlite_master WHERE type = 'table' AND sql NOT LIKE '%WITHOUT ROWID%' ORDER BY name`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []table
+	for rows.Next() {
+		var tb table
+		if err := rows.Scan(&tb.name, &tb.root); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, tb)
+	}
+	rows.Close()
+	for i := range out {
+		info, err := db.Query(`SELECT cid, type, pk, (SELECT count(*) FROM pragma_table_info(?1) WHERE pk > 0) FROM pragma_table_info(?1) ORDER BY cid`, out[i].name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for info.Next() {
+			var cid, pk, npk int
+			var typ string
+			if err := info.Scan(&cid, &typ, &pk, &npk); err != nil {
+				t.Fatal(err)
+			}
+			if pk == 1 && npk == 1 && strings.EqualFold(typ, "INTEGER") {
+				cid = Rowid
+			}
+			if strings.EqualFold(typ, "INTEGER") {
+				out[i].integer = append(out[i].integer, len(out[i].cols))
+			}
+			out[i].cols = append(out[i].cols, cid)
+			up := strings.ToUpper(typ)
+			out[i].real = append(out[i].real, strings.Contains(up, "REAL") || strings.Contains(up, "FLOA") || strings.Contains(up, "DOUB"))
+		}
+		info.Close()
+	}
+	return out
+}
+
+// sqlRows reads a table through SQLite, one row per line.
+func sqlRows(t testing.TB, db *sql.DB, tb table) []string {
+	t.Helper()
+	rows, err := db.Query(fmt.Sprintf(`SELECT * FROM "%s" ORDER BY rowid`, tb.name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	vals := make([]any, len(tb.cols))
+	ptrs := make([]any, len(vals))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	var out []string
+	for rows.Next() {
+		if err := rows.Scan(ptrs...); err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		for _, v := range vals {
+			switch v := v.(type) {
+			case nil:
+				b.WriteString("NULL|")
+			case int64:
+				fmt.Fprintf(&b, "i%d|", v)
+			case float64:
+				fmt.Fprintf(&b, "f%v|", math.Float64bits(v))
+			case string:
+				b.WriteString("t" + digest([]byte(v)) + "|")
+			case []byte:
+				b.WriteString("b" + digest(v) + "|")
+			default:
+				t.Fatalf("unexpected %T", v)
+			}
+		}
+		out = append(out, b.String())
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// digest names a text or blob by its length, head and hash.
+func digest(b []byte) string {
+	h := fnv.New64a()
+	h.Write(b)
+	return fmt.Sprintf("%d:%.12q:%x", len(b), b, h.Sum64())
+}
+
+// fileRows reads a table through this package, parts in order.
+func fileRows(t testing.TB, f *File, tb table, nparts int) []string {
+	t.Helper()
+	parts, err := f.Parts(tb.root, nparts)
+	if err != nil {
+		t.Fatalf("%s: %v", tb.name, err)
+	}
+	var out []string
+	for _, p := range parts {
+		_, err := f.Scan(context.Background(), p, tb.cols, func(vals []Value) error {
+			var b strings.Builder
+			for i, v := range vals {
+				if v.Type == Integer && tb.real[i] {
+					v = Value{Type: Float, Float: float64(v.Int)}
+				}
+				switch v.Type {
+				case Null:
+					b.WriteString("NULL|")
+				case Integer:
+					fmt.Fprintf(&b, "i%d|", v.Int)
+				case Float:
+					fmt.Fprintf(&b, "f%v|", math.Float64bits(v.Float))
+				case Text:
+					b.WriteString("t" + digest(v.Bytes) + "|")
+				case Blob:
+					b.WriteString("b" + digest(v.Bytes) + "|")
+				}
+			}
+			out = append(out, b.String())
+			return nil
+		})
+		if err != nil {
+			t.Fatalf("%s: %v", tb.name, err)
+		}
+	}
+	return out
+}
+
+// checkSame compares every table of a database read both ways.
+func checkSame(t *testing.T, path string, nparts int) {
+	t.Helper()
+	db := openSQL(t, path)
+	f, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for _, tb := range tables(t, db) {
+		want := sqlRows(t, db, tb)
+		got := fileRows(t, f, tb, nparts)
+		if len(got) != len(want) {
+			t.Errorf("%s %s: %d rows, SQLite reads %d", filepath.Base(path), tb.name, len(got), len(want))
+			continue
+		}
+		for i := range want {
+			if got[i] != want[i] {
+				t.Errorf("%s %s row %d:\n got %s\nwant %s", filepath.Base(path), tb.name, i, got[i], want[i])
+				break
+			}
+		}
+	}
+}
+
+// TestScanMatchesSQLiteOnFixtures reads every table of every real export in
+// fixtures/ both ways, whole and in parts.
+func TestScanMatchesSQLiteOnFixtures(t *testing.T) {
+	paths, _ := filepath.Glob("../../fixtures/*.sqlite")
+	if len(paths) == 0 {
+		t.Fatal("no fixtures found")
+	}
+	for _, p := range paths {
+		t.Run(filepath.Base(p), func(t *testing.T) {
+			checkSame(t, p, 1)
+			checkSame(t, p, 7)
+		})
+	}
+}
+
+// TestScanMatchesSQLiteOnCorpus does the same on the real exports of
+// ../shared/corpus, from nsys 2020.3 to 2025.5, when they are present.
+func TestScanMatchesSQLiteOnCorpus(t *testing.T) {
+	paths, _ := filepath.Glob("../../../shared/corpus/*.sqlite")
+	if len(paths) == 0 {
+		t.Skip("../shared/corpus absent")
+	}
+	for _, p := range paths {
+		t.Run(filepath.Base(p), func(t *testing.T) { checkSame(t, p, 3) })
+	}
+}
+
+// checkInts compares ScanInts with SQLite on the INTEGER columns of every
+// table, in reverse order (the targets need not follow the record), with
+// one column absent.
+func checkInts(t *testing.T, path string) {
+	t.Helper()
+	db := openSQL(t, path)
+	f, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for _, tb := range tables(t, db) {
+		if len(tb.integer) == 0 {
+			continue
+		}
+		names, err := db.Query(fmt.Sprintf(`SELECT name FROM pragma_table_info('%s') ORDER BY cid`, tb.name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var all []string
+		for names.Next() {
+			var n string
+			names.Scan(&n)
+			all = append(all, `"`+n+`"`)
+		}
+		names.Close()
+		var exprs []string
+		var cols []int
+		for k := len(tb.integer) - 1; k >= 0; k-- {
+			exprs = append(exprs, all[tb.integer[k]])
+			cols = append(cols, tb.cols[tb.integer[k]])
+		}
+		exprs = append(exprs, "NULL")
+		cols = append(cols, Absent)
+		rows, err := db.Query(fmt.Sprintf(`SELECT %s FROM "%s" ORDER BY rowid`, strings.Join(exprs, ", "), tb.name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := make([]sql.NullInt64, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range want {
+			ptrs[i] = &want[i]
+		}
+		var wantRows []string
+		for rows.Next() {
+			if err := rows.Scan(ptrs...); err != nil {
+				t.Fatal(err)
+			}
+			wantRows = append(wantRows, fmt.Sprint(want))
+		}
+		rows.Close()
+		parts, err := f.Parts(tb.root, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := make([]sql.NullInt64, len(cols))
+		var gotRows []string
+		for _, p := range parts {
+			if _, err := f.ScanInts(context.Background(), p, cols, got, func() error {
+				gotRows = append(gotRows, fmt.Sprint(got))
+				return nil
+			}); err != nil {
+				t.Fatalf("%s: %v", tb.name, err)
+			}
+		}
+		if strings.Join(gotRows, "\n") != strings.Join(wantRows, "\n") {
+			t.Errorf("%s %s: ScanInts reads other values than SQLite (%d rows, want %d)", filepath.Base(path), tb.name, len(gotRows), len(wantRows))
+		}
+	}
+}
+
+func TestScanIntsMatchesSQLite(t *testing.T) {
+	paths, _ := filepath.Glob("../../fixtures/*.sqlite")
+	paths = append(paths, buildDB(t, 4096))
+	for _, p := range paths {
+		t.Run(filepath.Base(p), func(t *testing.T) { checkInts(t, p) })
+	}
+}
+
+// buildDB makes a database that exercises what exports rarely hold: every
+// integer width, negative numbers, reals, NULLs, text and blobs that
+// overflow the page, a deep tree, a column added after rows were written,
+// and an INTEGER PRIMARY KEY.
+func buildDB(t testing.TB, pageSize int) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "edge.sqlite")
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	stmts := []string{
+		fmt.Sprintf("PRAGMA page_size = %d", pageSize),
+		"CREATE TABLE nums (a INTEGER, b REAL, c TEXT, d BLOB)",
+		"CREATE TABLE keyed (id INTEGER PRIMARY KEY, v INTEGER)",
+	}
+	for _, s := range stmts {
+		if _, err := db.Exec(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tx, err := db.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ints := []int64{0, 1, -1, 127, -128, 32767, -32768, 1 << 23, -(1 << 23), 1<<31 - 1, -(1 << 31), 1 << 40, -(1 << 47), 1<<47 - 1, math.MaxInt64, math.MinInt64}
+	for i := range 6000 {
+		a := any(ints[i%len(ints)] + int64(i%3))
+		if i%17 == 0 {
+			a = nil
+		}
+		var c any = fmt.Sprintf("row %d", i)
+		var d any = bytes.Repeat([]byte{byte(i)}, i%50)
+		if i%997 == 0 {
+			c = strings.Repeat("long text ", 700+i%300) // overflows
+			d = bytes.Repeat([]byte{1, 2, 3}, 5000)
+		}
+		if _, err := tx.Exec("INSERT INTO nums VALUES (?, ?, ?, ?)", a, float64(i)/7, c, d); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tx.Exec("INSERT INTO keyed (id, v) VALUES (?, ?)", int64(i)*1000003-5000000, i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{
+		"ALTER TABLE nums ADD COLUMN e INTEGER",
+		"INSERT INTO nums (a, e) VALUES (5, 6)",
+		"DELETE FROM nums WHERE rowid % 101 = 0", // free space inside pages
+	} {
+		if _, err := db.Exec(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return path
+}
+
+func TestScanMatchesSQLiteOnEdgeCases(t *testing.T) {
+	for _, ps := range []int{512, 4096, 65536} {
+		t.Run(fmt.Sprint(ps), func(t *testing.T) {
+			path := buildDB(t, ps)
+			checkSame(t, path, 1)
+			checkSame(t, path, 5)
+		})
+	}
+}
+
+func TestPartsCoverTheTableOnce(t *testing.T) {
+	path := buildDB(t, 512)
+	db := openSQL(t, path)
+	f, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for _, tb := range tables(t, db) {
+		whole := fileRows(t, f, tb, 1)
+		for _, n := range []int{2, 3, 8, 64, 1000} {
+			parts, err := f.Parts(tb.root, n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(parts) > n || len(parts) == 0 {
+				t.Errorf("%s: %d parts asked, %d given", tb.name, n, len(parts))
+			}
+			if got := fileRows(t, f, tb, n); strings.Join(got, "\n") != strings.Join(whole, "\n") {
+				t.Errorf("%s: %d parts read other rows than one", tb.name, n)
+			}
+		}
+	}
+}
+
+func TestScanStopsOnCallbackErrorAndCancel(t *testing.T) {
+	path := buildDB(t, 4096)
+	db := openSQL(t, path)
+	f, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	tb := tables(t, db)[1] // nums
+	parts, _ := f.Parts(tb.root, 1)
+	stop := errors.New("stop")
+	n, err := f.Scan(context.Background(), parts[0], []int{0}, func([]Value) error { return stop })
+	if err != stop || n != 1 {
+		t.Errorf("callback error: got %v after %d rows, want it as is after 1", err, n)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := f.Scan(ctx, parts[0], []int{0}, func([]Value) error { return nil }); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled scan: %v", err)
+	}
+}
+
+func TestBadInput(t *testing.T) {
+	good := buildDB(t, 512)
+	data, err := os.ReadFile(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := openSQL(t, good)
+	nums := tables(t, db)[1]
+	write := func(b []byte) string {
+		p := filepath.Join(t.TempDir(), "bad.sqlite")
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	// A cycle: the root's right-most child points back at the root.
+	cyclic := bytes.Clone(data)
+	off := int(nums.root-1) * 512
+	if cyclic[off] != pageTableInterior {
+		t.Fatalf("root of nums is not interior (%#x)", cyclic[off])
+	}
+	cyclic[off+8], cyclic[off+9], cyclic[off+10], cyclic[off+11] = byte(nums.root>>24), byte(nums.root>>16), byte(nums.root>>8), byte(nums.root)
+	// A page of another type inside the tree.
+	badType := bytes.Clone(data)
+	badType[off] = 0x02
+	for _, tc := range []struct {
+		name string
+		path string
+		open bool // the error comes at Open
+	}{
+		{"text file", write([]byte("hello, not a database\n")), true},
+		{"empty", write(nil), true},
+		{"bad page size", write(append(append([]byte(headerMagic), 0, 3), data[18:]...)), true},
+		{"truncated", write(data[:len(data)/3]), false},
+		{"cycle", write(cyclic), false},
+		{"page type", write(badType), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f, err := Open(tc.path)
+			if tc.open {
+				if !errors.Is(err, ErrCorrupt) {
+					t.Fatalf("Open: %v, want ErrCorrupt", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			parts, err := f.Parts(nums.root, 4)
+			for _, p := range parts {
+				if err != nil {
+					break
+				}
+				_, err = f.Scan(context.Background(), p, []int{0, 1, 2, 3}, func([]Value) error { return nil })
+			}
+			if !errors.Is(err, ErrCorrupt) {
+				t.Errorf("got %v, want ErrCorrupt", err)
+			}
+		})
+	}
+}
+
+func TestVarint(t *testing.T) {
+	for _, tc := range []struct {
+		in   []byte
+		want uint64
+		n    int
+	}{
+		{[]byte{0x00}, 0, 1},
+		{[]byte{0x7f}, 127, 1},
+		{[]byte{0x81, 0x00}, 128, 2},
+		{[]byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}, math.MaxUint64, 9},
+		{[]byte{0x81}, 0, 0},
+		{nil, 0, 0},
+	} {
+		got, n := varint(tc.in)
+		if got != tc.want || n != tc.n {
+			t.Errorf("varint(%x) = %d, %d; want %d, %d", tc.in, got, n, tc.want, tc.n)
+		}
+	}
+}

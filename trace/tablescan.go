@@ -1,0 +1,271 @@
+package trace
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync/atomic"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/nsyssync/nsyssync/internal/sqlitefile"
+)
+
+// intScan is a full scan of integer columns of one of the large tables.
+// It reads the table's B-tree pages straight from the file (see
+// internal/sqlitefile: a tenth of the CPU of SQLite's own scan) and falls
+// back to SQL where the file's layout is not one that package reads.
+type intScan struct {
+	what  string // for errors: "reading GPU activity"
+	table string // canonical table name
+	cols  []intCol
+	// where is keep as an SQL condition, applied by the SQL path before
+	// the row is decoded; "" for none. keep (nil: every row) is applied on
+	// both paths.
+	where string
+	keep  func(v []sql.NullInt64) bool
+	// serial reads the table in one part, on one goroutine.
+	serial bool
+}
+
+// intCol is a column of an intScan, and its value in exports whose table
+// lacks it.
+type intCol struct {
+	name string
+	def  sql.NullInt64
+}
+
+func col(name string) intCol { return intCol{name: name} }
+
+func colOr(name string, def int64) intCol {
+	return intCol{name: name, def: sql.NullInt64{Int64: def, Valid: true}}
+}
+
+// tableLayout is where a table's rows are in the file: the root page of
+// its B-tree and the record index of each column (sqlitefile.Rowid for an
+// INTEGER PRIMARY KEY). ok is false when the file path cannot read it.
+type tableLayout struct {
+	ok      bool
+	root    uint32
+	index   map[string]int
+	hasDflt map[string]bool
+}
+
+// onPart is called when worker w (0 ≤ w < GOMAXPROCS) begins part p of a
+// scan, and returns the function that receives the part's rows, one at a
+// time, in rowid order. Workers run at once: calls for different workers
+// must not share unguarded state.
+type onPart func(w, p int) func(v []sql.NullInt64) error
+
+// scanInts runs the scan over rowid-ordered parts of the table on all
+// cores, and returns the rows kept. With serial set, one worker reads the
+// table as one part.
+func (x *Export) scanInts(ctx context.Context, s intScan, fn onPart) (int64, error) {
+	f, lay, err := x.fileLayout(ctx, s.table)
+	if err != nil {
+		return 0, x.dbErr(err, s.what)
+	}
+	if f != nil && lay.ok && !s.needsSQL(lay) {
+		workers := runtime.GOMAXPROCS(0)
+		nparts := partsPerCore * workers
+		if s.serial {
+			workers, nparts = 1, 1
+		}
+		parts, err := f.Parts(lay.root, nparts)
+		if err == nil {
+			n, err := x.scanFileParts(ctx, f, lay, s, parts, workers, fn)
+			return n, x.dbErr(err, s.what)
+		}
+	}
+	return x.scanIntsSQL(ctx, s, fn)
+}
+
+// needsSQL reports whether a requested column has a default value, which
+// SQLite supplies for rows written before the column was added.
+func (s intScan) needsSQL(lay *tableLayout) bool {
+	for _, c := range s.cols {
+		if lay.hasDflt[c.name] {
+			return true
+		}
+	}
+	return false
+}
+
+func (x *Export) scanFileParts(ctx context.Context, f *sqlitefile.File, lay *tableLayout, s intScan, parts []sqlitefile.Part, workers int, onPart onPart) (int64, error) {
+	// Columns the table lacks are constants, not read.
+	cols := make([]int, len(s.cols))
+	for i, c := range s.cols {
+		idx, ok := lay.index[c.name]
+		if !ok {
+			idx = sqlitefile.Absent
+		}
+		cols[i] = idx
+	}
+	work := make(chan int, len(parts))
+	for p := range parts {
+		work <- p
+	}
+	close(work)
+	var kept atomic.Int64
+	g, gctx := errgroup.WithContext(ctx)
+	for w := range min(workers, len(parts)) {
+		g.Go(func() error {
+			v := make([]sql.NullInt64, len(s.cols))
+			for i, c := range s.cols {
+				v[i] = c.def
+			}
+			var n int64
+			defer func() { kept.Add(n) }()
+			for p := range work {
+				fn := onPart(w, p)
+				_, err := f.ScanInts(gctx, parts[p], cols, v, func() error {
+					if s.keep != nil && !s.keep(v) {
+						return nil
+					}
+					n++
+					return fn(v)
+				})
+				var ve *sqlitefile.ValueError
+				if errors.As(err, &ve) {
+					return inputErr(x.Path, ErrUnreadableRow, "unexpected value while %s: column %s: text %q where an integer was expected",
+						s.what, s.cols[slices.Index(cols, ve.Column)].name, truncate(ve.Text, 40))
+				}
+				if err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	}
+	err := g.Wait()
+	return kept.Load(), err
+}
+
+// scanIntsSQL is the same scan through SQLite, over rowid ranges.
+func (x *Export) scanIntsSQL(ctx context.Context, s intScan, onPart onPart) (int64, error) {
+	exprs := make([]string, len(s.cols))
+	for i, c := range s.cols {
+		lit := "NULL"
+		if c.def.Valid {
+			lit = strconv.FormatInt(c.def.Int64, 10)
+		}
+		exprs[i] = x.Schema.col(s.table, c.name, lit)
+	}
+	q := fmt.Sprintf(`SELECT %s FROM %s`, strings.Join(exprs, ", "), x.Schema.Name(s.table))
+	conj := "WHERE"
+	if s.where != "" {
+		q += " WHERE " + s.where
+		conj = "AND"
+	}
+	parts := []string{q}
+	workers := 1
+	if !s.serial {
+		var err error
+		if parts, err = x.rowidParts(ctx, s.table, q, conj); err != nil {
+			return 0, err
+		}
+		workers = runtime.GOMAXPROCS(0)
+	}
+	work := make(chan int, len(parts))
+	for p := range parts {
+		work <- p
+	}
+	close(work)
+	var kept atomic.Int64
+	g, gctx := errgroup.WithContext(ctx)
+	for w := range min(workers, len(parts)) {
+		g.Go(func() error {
+			v, dest := nullInts(len(s.cols))
+			for p := range work {
+				fn := onPart(w, p)
+				_, err := x.scanRows(gctx, s.what, parts[p], dest, func() error {
+					if s.keep != nil && !s.keep(v) {
+						return nil
+					}
+					kept.Add(1)
+					return fn(v)
+				})
+				if err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	}
+	err := g.Wait()
+	return kept.Load(), err
+}
+
+// fileLayout opens the file for page reads (once) and finds the table's
+// layout (once per table). f is nil where the file cannot be read so.
+func (x *Export) fileLayout(ctx context.Context, table string) (*sqlitefile.File, *tableLayout, error) {
+	x.fileMu.Lock()
+	defer x.fileMu.Unlock()
+	if x.sqlOnly {
+		return nil, nil, nil
+	}
+	if x.file == nil && x.fileErr == nil {
+		x.file, x.fileErr = sqlitefile.Open(x.Path)
+	}
+	if x.fileErr != nil {
+		return nil, nil, nil
+	}
+	name := x.Schema.Name(table)
+	if lay, ok := x.layouts[name]; ok {
+		return x.file, lay, nil
+	}
+	lay, err := x.readLayout(ctx, name)
+	if err != nil {
+		return nil, nil, err
+	}
+	if x.layouts == nil {
+		x.layouts = map[string]*tableLayout{}
+	}
+	x.layouts[name] = lay
+	return x.file, lay, nil
+}
+
+// readLayout reads a table's root page and column order from the schema.
+func (x *Export) readLayout(ctx context.Context, name string) (*tableLayout, error) {
+	lay := &tableLayout{index: map[string]int{}, hasDflt: map[string]bool{}}
+	var root sql.NullInt64
+	var ddl sql.NullString
+	err := x.db.QueryRowContext(ctx, `SELECT rootpage, sql FROM sqlite_master WHERE type = 'table' AND name = ?`, name).Scan(&root, &ddl)
+	if errors.Is(err, sql.ErrNoRows) {
+		return lay, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if !root.Valid || root.Int64 < 1 || root.Int64 > 0xFFFFFFFF || strings.Contains(strings.ToUpper(ddl.String), "WITHOUT ROWID") {
+		return lay, nil
+	}
+	rows, err := x.db.QueryContext(ctx, `SELECT cid, name, type, pk, dflt_value IS NOT NULL, (SELECT count(*) FROM pragma_table_info(?1) WHERE pk > 0) FROM pragma_table_info(?1)`, name)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var cid, pk, npk int
+		var col, typ string
+		var dflt bool
+		if err := rows.Scan(&cid, &col, &typ, &pk, &dflt, &npk); err != nil {
+			return nil, err
+		}
+		if pk == 1 && npk == 1 && strings.EqualFold(typ, "INTEGER") {
+			cid = sqlitefile.Rowid // the rowid's alias: NULL in the record
+		}
+		lay.index[col] = cid
+		lay.hasDflt[col] = dflt
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	lay.root, lay.ok = uint32(root.Int64), true
+	return lay, nil
+}
