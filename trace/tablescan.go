@@ -85,6 +85,49 @@ func (x *Export) scanInts(ctx context.Context, s intScan, fn onPart) (int64, err
 	return x.scanIntsSQL(ctx, s, fn)
 }
 
+// recordColumns maps columns to their record indexes; a column the table
+// lacks is sqlitefile.Absent, its target keeps the column's default.
+func (lay *tableLayout) recordColumns(cols []intCol) []int {
+	idx := make([]int, len(cols))
+	for i, c := range cols {
+		if k, ok := lay.index[c.name]; ok {
+			idx[i] = k
+		} else {
+			idx[i] = sqlitefile.Absent
+		}
+	}
+	return idx
+}
+
+// valueErr turns a column that holds text where an integer belongs into
+// the same error as the SQL path's; other errors pass.
+func (x *Export) valueErr(err error, what string, cols []intCol, idx []int) error {
+	var ve *sqlitefile.ValueError
+	if errors.As(err, &ve) {
+		name := "?"
+		if i := slices.Index(idx, ve.Column); i >= 0 {
+			name = cols[i].name
+		}
+		return inputErr(x.Path, ErrUnreadableRow, "unexpected value while %s: column %s: text %q where an integer was expected",
+			what, name, truncate(ve.Text, 40))
+	}
+	return err
+}
+
+// selectList is the SQL select list of columns: a column the table lacks
+// reads as its default.
+func (x *Export) selectList(table string, cols []intCol) string {
+	exprs := make([]string, len(cols))
+	for i, c := range cols {
+		lit := "NULL"
+		if c.def.Valid {
+			lit = strconv.FormatInt(c.def.Int64, 10)
+		}
+		exprs[i] = x.Schema.col(table, c.name, lit)
+	}
+	return strings.Join(exprs, ", ")
+}
+
 // needsSQL reports whether a requested column has a default value, which
 // SQLite supplies for rows written before the column was added.
 func (s intScan) needsSQL(lay *tableLayout) bool {
@@ -97,15 +140,7 @@ func (s intScan) needsSQL(lay *tableLayout) bool {
 }
 
 func (x *Export) scanFileParts(ctx context.Context, f *sqlitefile.File, lay *tableLayout, s intScan, parts []sqlitefile.Part, workers int, onPart onPart) (int64, error) {
-	// Columns the table lacks are constants, not read.
-	cols := make([]int, len(s.cols))
-	for i, c := range s.cols {
-		idx, ok := lay.index[c.name]
-		if !ok {
-			idx = sqlitefile.Absent
-		}
-		cols[i] = idx
-	}
+	cols := lay.recordColumns(s.cols)
 	work := make(chan int, len(parts))
 	for p := range parts {
 		work <- p
@@ -130,13 +165,8 @@ func (x *Export) scanFileParts(ctx context.Context, f *sqlitefile.File, lay *tab
 					n++
 					return fn(v)
 				})
-				var ve *sqlitefile.ValueError
-				if errors.As(err, &ve) {
-					return inputErr(x.Path, ErrUnreadableRow, "unexpected value while %s: column %s: text %q where an integer was expected",
-						s.what, s.cols[slices.Index(cols, ve.Column)].name, truncate(ve.Text, 40))
-				}
 				if err != nil {
-					return err
+					return x.valueErr(err, s.what, s.cols, cols)
 				}
 			}
 			return nil
@@ -148,15 +178,7 @@ func (x *Export) scanFileParts(ctx context.Context, f *sqlitefile.File, lay *tab
 
 // scanIntsSQL is the same scan through SQLite, over rowid ranges.
 func (x *Export) scanIntsSQL(ctx context.Context, s intScan, onPart onPart) (int64, error) {
-	exprs := make([]string, len(s.cols))
-	for i, c := range s.cols {
-		lit := "NULL"
-		if c.def.Valid {
-			lit = strconv.FormatInt(c.def.Int64, 10)
-		}
-		exprs[i] = x.Schema.col(s.table, c.name, lit)
-	}
-	q := fmt.Sprintf(`SELECT %s FROM %s`, strings.Join(exprs, ", "), x.Schema.Name(s.table))
+	q := fmt.Sprintf(`SELECT %s FROM %s`, x.selectList(s.table, s.cols), x.Schema.Name(s.table))
 	conj := "WHERE"
 	if s.where != "" {
 		q += " WHERE " + s.where

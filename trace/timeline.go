@@ -3,7 +3,6 @@ package trace
 import (
 	"context"
 	"database/sql"
-	"fmt"
 	"math"
 	"sort"
 	"strings"
@@ -150,21 +149,12 @@ type callName struct {
 }
 
 func (x *Export) timelineCalls(ctx context.Context, tls []*Timeline, rd timelineRead) error {
-	s := x.Schema
-	v, dest := nullInts(5)
 	nameIDs := map[int64]bool{}
 	ids := make([][]int64, len(tls)) // per window, each call's nameId
-	const sel = `start, "end", globalTid, correlationId, nameId`
-	err := x.scanQueries(ctx, "reading the timeline's API calls", tableRuntime, sel, dest, &v[0], &v[1], timelineRead{
-		rows: func(ctx context.Context, table string) ([]rowQuery, error) {
-			qs, err := rd.rows(ctx, table)
-			out := make([]rowQuery, len(qs))
-			for i, q := range qs {
-				q.where = s.col(tableRuntime, "eventClass", "0") + " IN (0, 1) AND " + q.where
-				out[i] = q
-			}
-			return out, err
-		}, ordered: rd.ordered}, func(window int) error {
+	cols := []intCol{col("start"), col("end"), col("globalTid"), col("correlationId"), col("nameId"), colOr("eventClass", 0)}
+	isCall := func(v []sql.NullInt64) bool { return v[5].Valid && (v[5].Int64 == 0 || v[5].Int64 == 1) }
+	keepSQL := x.Schema.col(tableRuntime, "eventClass", "0") + " IN (0, 1)"
+	err := x.scanQueries(ctx, "reading the timeline's API calls", tableRuntime, cols, isCall, keepSQL, rd, func(v []sql.NullInt64, window int) error {
 		c := TimelineCall{Start: v[0].Int64, End: v[1].Int64, GlobalTid: v[2].Int64, CorrelationID: intOr(v[3], -1)}
 		nameIDs[v[4].Int64] = true
 		eachWindow(tls, window, c.Start, c.End, func(k int) {
@@ -198,35 +188,37 @@ func (x *Export) timelineCalls(ctx context.Context, tls []*Timeline, rd timeline
 
 func (x *Export) timelineOps(ctx context.Context, tls []*Timeline, rd timelineRead) error {
 	s := x.Schema
-	type source struct {
-		table  string
-		kind   OpKind
-		name   string // SQL for a StringIds id, or NULL
-		bytes  string
-		launch string // SQL for the launchColumns, or zeros
+	kernelName := "shortName"
+	if !s.HasColumn(tableKernel, kernelName) {
+		kernelName = "demangledName"
 	}
-	noLaunch := strings.TrimSuffix(strings.Repeat("0, ", len(launchColumns)), ", ")
-	sources := []source{
-		{tableKernel, OpKernel, s.col(tableKernel, "shortName", s.col(tableKernel, "demangledName", "NULL")), "0", x.launchSQL()},
-		{tableMemcpy, OpMemcpy, "NULL", s.col(tableMemcpy, "bytes", "0"), noLaunch},
-		{tableMemset, OpMemset, "NULL", s.col(tableMemset, "bytes", "0"), noLaunch},
-		{tableGraphTrace, OpGraph, "NULL", "0", noLaunch},
-	}
+	sources := []struct {
+		table string
+		kind  OpKind
+	}{{tableKernel, OpKernel}, {tableMemcpy, OpMemcpy}, {tableMemset, OpMemset}, {tableGraphTrace, OpGraph}}
 	nameIDs := map[int64]bool{}
 	ids := make([][]int64, len(tls)) // per window, each op's name id; -1: named already
 	for _, src := range sources {
 		if !s.HasColumn(src.table, "start") || !s.HasColumn(src.table, "streamId") {
 			continue
 		}
-		extra := "NULL"
-		if src.kind == OpMemcpy {
-			extra = s.col(tableMemcpy, "copyKind", "NULL")
+		// A column read only from some tables is given a name no table
+		// has ("-") elsewhere, so that it reads as its default.
+		name, bytes, extra, launch := "-", "-", "-", "-"
+		switch src.kind {
+		case OpKernel:
+			name, launch = kernelName, ""
+		case OpMemcpy:
+			bytes, extra = "bytes", "copyKind"
+		case OpMemset:
+			bytes = "bytes"
 		}
-		sel := fmt.Sprintf(`start, "end", deviceId, %s, streamId, %s, %s, %s, %s, %s, %s`,
-			s.col(src.table, "contextId", "0"), s.col(src.table, "correlationId", "0"), s.col(src.table, "globalPid", "0"),
-			src.bytes, src.name, extra, src.launch)
-		v, dest := nullInts(10 + len(launchColumns))
-		err := x.scanQueries(ctx, "reading the timeline's GPU ops", src.table, sel, dest, &v[0], &v[1], rd, func(window int) error {
+		cols := []intCol{col("start"), col("end"), col("deviceId"), colOr("contextId", 0), col("streamId"), colOr("correlationId", 0),
+			colOr("globalPid", 0), colOr(bytes, 0), col(name), col(extra)}
+		for _, c := range launchColumns {
+			cols = append(cols, colOr(launch+c, 0))
+		}
+		err := x.scanQueries(ctx, "reading the timeline's GPU ops", src.table, cols, nil, "", rd, func(v []sql.NullInt64, window int) error {
 			op := Op{Kind: src.kind, Start: v[0].Int64, End: v[1].Int64, Device: v[2].Int64, Context: v[3].Int64, Stream: v[4].Int64,
 				CorrelationID: v[5].Int64, GlobalPid: v[6].Int64, Bytes: v[7].Int64, Launch: launchOf(v[10:])}
 			nameID := int64(-1)
@@ -272,16 +264,6 @@ func (x *Export) timelineOps(ctx context.Context, tls []*Timeline, rd timelineRe
 var launchColumns = []string{"gridX", "gridY", "gridZ", "blockX", "blockY", "blockZ",
 	"staticSharedMemory", "dynamicSharedMemory", "registersPerThread"}
 
-// launchSQL selects the launchColumns of the kernel table, 0 for a column
-// the export lacks (then that part of the launch reads as not recorded).
-func (x *Export) launchSQL() string {
-	cols := make([]string, len(launchColumns))
-	for i, c := range launchColumns {
-		cols[i] = x.Schema.col(tableKernel, c, "0")
-	}
-	return strings.Join(cols, ", ")
-}
-
 // launchOf reads the launchColumns; values out of int32's range (a
 // corrupt row) read as 0.
 func launchOf(v []sql.NullInt64) KernelLaunch {
@@ -322,11 +304,9 @@ func (x *Export) timelineWaits(ctx context.Context, tls []*Timeline, rd timeline
 	if err != nil {
 		return err
 	}
-	sel := fmt.Sprintf(`correlationId, %s, streamId, %s, %s, %s`, s.col(tableSync, "globalPid", "0"),
-		s.col(tableSync, "eventId", "-1"), s.col(tableSync, "eventSyncId", "-1"), s.col(tableSync, "start", "0"))
-	var corr, gpid, stream, eventID, eventSyncID, start sql.NullInt64
-	dest := []any{&corr, &gpid, &stream, &eventID, &eventSyncID, &start}
-	return x.scanQueries(ctx, "reading stream waits", tableSync, sel, dest, &start, &start, rd, func(window int) error {
+	cols := []intCol{colOr("start", 0), col("correlationId"), colOr("globalPid", 0), col("streamId"), colOr("eventId", -1), colOr("eventSyncId", -1)}
+	return x.scanQueries(ctx, "reading stream waits", tableSync, cols, nil, "", rd, func(v []sql.NullInt64, window int) error {
+		corr, gpid, stream, eventID, eventSyncID := v[1], v[2], v[3], v[4], v[5]
 		k := callKey{gpid.Int64, corr.Int64}
 		in := want[k]
 		if len(in) == 0 {

@@ -1,12 +1,16 @@
 package trace
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
+
+	"github.com/nsyssync/nsyssync/internal/sqlitefile"
 )
 
 // This file reads timelines in windows without scanning whole tables. An
@@ -41,7 +45,7 @@ func (x *Export) TimelinesByStart(ctx context.Context, windows []Interval) ([]*T
 					return nil, err
 				}
 				if a < b {
-					qs = append(qs, rowQuery{where: "rowid >= ? AND rowid < ?", args: []any{a, b}, window: k})
+					qs = append(qs, rowQuery{where: "rowid >= ? AND rowid < ?", args: []any{a, b}, window: k, ranged: true, lo: a, hi: b})
 				}
 			}
 			return qs, nil
@@ -210,40 +214,76 @@ func (x *Export) eventRecordsOf(ctx context.Context, tls []*Timeline) (*activity
 		return act, nil
 	}
 	var conds []string
-	var args []any
+	var spans []Interval // correlation id ranges, sorted by their start
 	for _, tl := range tls {
 		lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
 		for _, c := range tl.Calls {
 			lo, hi = min(lo, c.CorrelationID), max(hi, c.CorrelationID)
 		}
 		if lo <= hi {
-			conds, args = append(conds, "correlationId BETWEEN ? AND ?"), append(args, lo, hi)
+			conds = append(conds, fmt.Sprintf("correlationId BETWEEN %d AND %d", lo, hi))
+			spans = append(spans, Interval{lo, hi})
 		}
 	}
 	if len(conds) == 0 {
 		return act, nil
 	}
-	q := fmt.Sprintf(`SELECT correlationId, %s, deviceId, contextId, streamId, %s, %s FROM %s WHERE %s`,
-		s.col(tableCudaEvent, "globalPid", "0"), s.col(tableCudaEvent, "eventId", "-1"), s.col(tableCudaEvent, "eventSyncId", "-1"),
-		s.Name(tableCudaEvent), strings.Join(conds, " OR "))
-	v, dest := nullInts(7)
+	in := inRanges(spans)
+	inSpan := func(v []sql.NullInt64) bool { return v[0].Valid && in(v[0].Int64) }
 	var rows eventRows
-	_, err := x.scanRows(ctx, "reading CUDA event records", q, dest, func() error {
-		rows.add(v[1].Int64, eventRecord{corr: v[0].Int64, device: v[2].Int64, context: v[3].Int64, stream: v[4].Int64,
-			eventID: intOr(v[5], -1), eventSyncID: intOr(v[6], -1)})
-		return nil
-	}, args...)
+	scan := intScan{what: "reading CUDA event records", table: tableCudaEvent, serial: true,
+		cols: []intCol{col("correlationId"), colOr("globalPid", 0), col("deviceId"), col("contextId"), col("streamId"),
+			colOr("eventId", -1), colOr("eventSyncId", -1)},
+		where: strings.Join(conds, " OR "), keep: inSpan}
+	_, err := x.scanInts(ctx, scan, func(_, _ int) func(v []sql.NullInt64) error {
+		return func(v []sql.NullInt64) error {
+			rows.add(v[1].Int64, eventRecord{corr: v[0].Int64, device: v[2].Int64, context: v[3].Int64, stream: v[4].Int64,
+				eventID: intOr(v[5], -1), eventSyncID: intOr(v[6], -1)})
+			return nil
+		}
+	})
 	act.events = rows.index()
 	return act, err
 }
 
+// inRanges returns the test of whether a value lies in any of the closed
+// ranges: merged into disjoint ones, a binary search finds the one range
+// that can hold it.
+func inRanges(ranges []Interval) func(int64) bool {
+	if len(ranges) == 0 {
+		return func(int64) bool { return false }
+	}
+	sorted := slices.SortedFunc(slices.Values(ranges), func(a, b Interval) int { return cmp.Compare(a.Start, b.Start) })
+	merged := sorted[:1]
+	for _, r := range sorted[1:] {
+		if last := &merged[len(merged)-1]; r.Start <= last.End {
+			last.End = max(last.End, r.End)
+		} else {
+			merged = append(merged, r)
+		}
+	}
+	return func(v int64) bool {
+		i, _ := slices.BinarySearchFunc(merged, v, func(r Interval, v int64) int {
+			if r.Start > v {
+				return 1
+			}
+			return -1
+		})
+		return i > 0 && v <= merged[i-1].End
+	}
+}
+
 // rowQuery selects rows of a timeline table: the SQL condition, its
 // arguments, and the window its rows go to (-1: every window they
-// overlap).
+// overlap). Read from the file's pages, a ranged query reads the rowids
+// lo <= rowid < hi, any other the whole table (the rows a window does not
+// overlap are dropped by eachWindow).
 type rowQuery struct {
 	where  string
 	args   []any
 	window int
+	ranged bool
+	lo, hi int64
 }
 
 // timelineRead says how a timeline read finds its rows: the queries of
@@ -268,27 +308,62 @@ func (x *Export) readTimelines(ctx context.Context, tls []*Timeline, rd timeline
 	return x.timelineWaits(ctx, tls, rd)
 }
 
-// scanQueries runs a table's queries (the select list, then FROM and
-// WHERE added) and calls fn with each row's start and end and the window
-// of its query.
-func (x *Export) scanQueries(ctx context.Context, what, table, selectList string, dest []any, start, end *sql.NullInt64, rd timelineRead, fn func(window int) error) error {
+// scanQueries runs a table's queries over the columns cols (the first
+// two: start and end) and calls fn with each row kept (keep nil: every
+// row) and the window of its query. keepSQL is keep as an SQL condition,
+// for the SQL path.
+func (x *Export) scanQueries(ctx context.Context, what, table string, cols []intCol, keep func(v []sql.NullInt64) bool, keepSQL string, rd timelineRead, fn func(v []sql.NullInt64, window int) error) error {
 	qs, err := rd.rows(ctx, table)
-	if err != nil {
+	if err != nil || len(qs) == 0 {
 		return err
+	}
+	f, lay, err := x.fileLayout(ctx, table)
+	if err != nil {
+		return x.dbErr(err, what)
+	}
+	fromFile := f != nil && lay.ok && !(intScan{cols: cols}).needsSQL(lay)
+	var idx []int
+	if fromFile {
+		idx = lay.recordColumns(cols)
+	}
+	v, dest := nullInts(len(cols))
+	for i, c := range cols {
+		v[i] = c.def // what a column the file's table lacks reads as
 	}
 	for _, q := range qs {
 		last := int64(math.MinInt64)
-		sqlText := fmt.Sprintf("SELECT %s FROM %s WHERE %s", selectList, x.Schema.Name(table), q.where)
-		_, err := x.scanRows(ctx, what, sqlText, dest, func() error {
+		row := func() error {
+			if keep != nil && !keep(v) {
+				return nil
+			}
 			if rd.ordered {
-				if start.Int64 < last {
+				if v[0].Int64 < last {
 					return fmt.Errorf("%s: %w", table, ErrNotStartOrdered)
 				}
-				last = start.Int64
+				last = v[0].Int64
 			}
-			return fn(q.window)
-		}, q.args...)
-		if err != nil {
+			return fn(v, q.window)
+		}
+		if fromFile {
+			part := sqlitefile.RowidRange(lay.root, q.lo, q.hi)
+			if !q.ranged {
+				parts, err := f.Parts(lay.root, 1)
+				if err != nil {
+					return x.dbErr(err, what)
+				}
+				part = parts[0]
+			}
+			if _, err := f.ScanInts(ctx, part, idx, v, row); err != nil {
+				return x.dbErr(x.valueErr(err, what, cols, idx), what)
+			}
+			continue
+		}
+		where := q.where
+		if keepSQL != "" {
+			where = keepSQL + " AND " + where
+		}
+		sqlText := fmt.Sprintf("SELECT %s FROM %s WHERE %s", x.selectList(table, cols), x.Schema.Name(table), where)
+		if _, err := x.scanRows(ctx, what, sqlText, dest, row, q.args...); err != nil {
 			return err
 		}
 	}

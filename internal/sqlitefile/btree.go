@@ -24,6 +24,16 @@ const maxRunBytes = 1 << 20
 // of its B-tree, in rowid order.
 type Part struct {
 	pages []uint32
+	// With bounded set, only rows with lo <= rowid < hi are read.
+	bounded bool
+	lo, hi  int64
+}
+
+// RowidRange is the part of the table rooted at root that holds the rows
+// with lo <= rowid < hi. Scanning it reads the pages on the way down and
+// those that hold such rows.
+func RowidRange(root uint32, lo, hi int64) Part {
+	return Part{pages: []uint32{root}, bounded: true, lo: lo, hi: hi}
 }
 
 // Parts splits the table whose B-tree is rooted at page root into at most
@@ -110,6 +120,10 @@ func (f *File) ScanInts(ctx context.Context, part Part, cols []int, dst []sql.Nu
 }
 
 func (s *scanner) run(part Part) (int64, error) {
+	s.bounded, s.lo, s.hi = part.bounded, part.lo, part.hi
+	if s.bounded && s.lo >= s.hi {
+		return 0, nil
+	}
 	err := s.visitPages(part.pages, 0)
 	var fe fnError
 	if errors.As(err, &fe) {
@@ -130,6 +144,10 @@ type scanner struct {
 	kids   [][]uint32 // per depth: the children of an interior page
 	ovfl   []byte     // a payload reassembled from its overflow chain
 	page   []byte     // one overflow page
+	// bounded: read only rows with lo <= rowid < hi.
+	bounded bool
+	lo, hi  int64
+	keys    []int64 // an interior page's keys, for within
 }
 
 // fnError marks an error returned by the row callback, so that it is not
@@ -193,6 +211,11 @@ func (s *scanner) visit(pg uint32, p []byte, depth int) error {
 		if err != nil {
 			return err
 		}
+		if s.bounded {
+			if kids, err = s.within(p, h, kids); err != nil {
+				return err
+			}
+		}
 		return s.visitPages(kids, depth+1)
 	}
 	return corrupt("type %#x where a table b-tree page was expected", p[h])
@@ -219,6 +242,9 @@ func (s *scanner) leaf(p []byte, h int) error {
 		rowid, m := varint(cell[n:])
 		if m == 0 {
 			return corrupt("cell %d cut short", i)
+		}
+		if s.bounded && (int64(rowid) < s.lo || int64(rowid) >= s.hi) {
+			continue
 		}
 		cell = cell[n+m:]
 		rec, err := s.payload(cell, size)
@@ -304,6 +330,42 @@ func children(p []byte, h, usable int, out []uint32) ([]uint32, error) {
 		out = append(out, binary.BigEndian.Uint32(p[off:]))
 	}
 	return append(out, binary.BigEndian.Uint32(p[h+8:])), nil
+}
+
+// within narrows an interior page's children (kids, as children lists
+// them: one per cell, then the right-most) to those that can hold a rowid
+// in [lo, hi). Child k holds the rowids above cell k-1's key up to cell
+// k's key; the right-most those above the last key.
+func (s *scanner) within(p []byte, h int, kids []uint32) ([]uint32, error) {
+	m := len(kids) - 1
+	keys := s.keys[:0]
+	for i := range m {
+		off := int(binary.BigEndian.Uint16(p[h+12+2*i:])) // checked by children
+		key, n := varint(p[off+4 : s.f.usable])
+		if n == 0 {
+			return nil, corrupt("cell %d cut short", i)
+		}
+		keys = append(keys, int64(key))
+	}
+	s.keys = keys
+	from := m
+	for k := range m {
+		if keys[k] >= s.lo {
+			from = k
+			break
+		}
+	}
+	to := 0
+	for k := m; k >= 1; k-- {
+		if keys[k-1] < s.hi-1 {
+			to = k
+			break
+		}
+	}
+	if to < from {
+		return kids[:0], nil
+	}
+	return kids[from : to+1], nil
 }
 
 // pageHeader is the offset of a page's B-tree header: page 1 begins with

@@ -212,3 +212,47 @@ func TestVarint(t *testing.T) {
 		}
 	}
 }
+
+// TestRowidRange reads rowid ranges of every size and place, and compares
+// them with the same rows of a whole scan.
+func TestRowidRange(t *testing.T) {
+	path := buildDB(t, 512)
+	db := openSQL(t, path)
+	f, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for _, tb := range tables(t, db) {
+		var rowids []int64
+		whole, _ := f.Parts(tb.root, 1)
+		if _, err := f.Scan(context.Background(), whole[0], []int{Rowid}, func(v []Value) error {
+			rowids = append(rowids, v[0].Int)
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		n := len(rowids)
+		bounds := []int64{math.MinInt64, rowids[0] - 1, rowids[0], rowids[1], rowids[n/3], rowids[n/3] + 1, rowids[n-1], rowids[n-1] + 1, math.MaxInt64}
+		for _, lo := range bounds {
+			for _, hi := range bounds {
+				var want []int64
+				for _, r := range rowids {
+					if r >= lo && r < hi {
+						want = append(want, r)
+					}
+				}
+				var got []int64
+				if _, err := f.Scan(context.Background(), RowidRange(tb.root, lo, hi), []int{Rowid}, func(v []Value) error {
+					got = append(got, v[0].Int)
+					return nil
+				}); err != nil {
+					t.Fatal(err)
+				}
+				if fmt.Sprint(got) != fmt.Sprint(want) {
+					t.Errorf("%s [%d, %d): %d rows, want %d", tb.name, lo, hi, len(got), len(want))
+				}
+			}
+		}
+	}
+}
