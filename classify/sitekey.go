@@ -47,7 +47,7 @@ func appendSiteKey(b []byte, s *trace.Sync) []byte {
 		}
 		b = appendFoldDigits(b, r.Name)
 	}
-	return append(append(b, '|'), s.Scope...)
+	return append(append(b, '|'), s.Scope.String()...)
 }
 
 // siteLocation is where the sync's site is in the program (see

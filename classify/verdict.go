@@ -130,7 +130,7 @@ func timeOrder(syncs []trace.Sync) []int32 {
 func factsKey(buf []byte, s *trace.Sync, native []trace.Frame, nativeAt []int, printing bool) []byte {
 	b := strconv.AppendBool(buf[:0], printing)
 	b = append(b, '|')
-	b = append(b, s.Scope...)
+	b = append(b, s.Scope.String()...)
 	b = strconv.AppendInt(append(b, '|'), s.Stream, 10)
 	b = strconv.AppendBool(append(b, '|'), s.Legacy)
 	for _, c := range s.Calls {

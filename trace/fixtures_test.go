@@ -92,7 +92,7 @@ func TestFixtures(t *testing.T) {
 			}
 			got, gotPerPid := map[string]int{}, map[string]int{}
 			for _, s := range tr.Syncs {
-				got[eventKey(s.Calls[0].CorrelationID, s.APIs(), string(s.Kind))]++
+				got[eventKey(s.Calls[0].CorrelationID, s.APIs(), s.Kind.String())]++
 				gotPerPid[fmt.Sprint(PidOf(s.GlobalTid))]++
 			}
 			if len(gotPerPid) != tf.Processes {

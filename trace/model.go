@@ -90,25 +90,6 @@ type Stats struct {
 	RowsScanned    int64
 }
 
-// SyncKind separates syncs the program asked for from those a call implies.
-type SyncKind string
-
-// The kinds of sync.
-const (
-	Explicit SyncKind = "explicit"
-	Implicit SyncKind = "implicit"
-)
-
-// Scope says what a sync waited for.
-type Scope string
-
-// Wait scopes.
-const (
-	ScopeStream  Scope = "stream"  // one stream (or all blocking streams for the legacy stream)
-	ScopeEvent   Scope = "event"   // the work before an event record
-	ScopeContext Scope = "context" // every stream of the process
-)
-
 // Sync is one host-blocking event: one call, or a device-to-host copy and
 // the stream synchronize that follows it (PyTorch's .item()).
 type Sync struct {
