@@ -38,7 +38,7 @@ func appendSiteKey(b []byte, s *trace.Sync) []byte {
 		return b
 	}
 	b = appendAPIs(append(b, "api|"...), s, "+")
-	b = append(append(b, '|'), s.Reason...)
+	b = append(append(b, '|'), s.Reason.String()...)
 	b = strconv.AppendInt(append(b, '|'), s.Stream, 10)
 	b = append(b, '|')
 	for i, r := range s.NVTX {

@@ -23,7 +23,7 @@ func refSites(t *trace.Trace, verdicts []Verdict) []Site {
 		key, loc := refSiteKey(s)
 		site := byKey[key]
 		if site == nil {
-			site = &Site{Key: key, APIs: s.APIs(), Reason: s.Reason, Location: loc, NVTX: nvtxPath(s),
+			site = &Site{Key: key, APIs: s.APIs(), Reason: s.Reason.String(), Location: loc, NVTX: nvtxPath(s),
 				Dependency: DepUnknown, Category: "unknown"}
 			byKey[key] = site
 			order = append(order, site)

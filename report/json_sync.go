@@ -15,7 +15,7 @@ func appendSyncJSON(b []byte, s *trace.Sync, site, thread string) []byte {
 	b = strconv.AppendInt(b, int64(s.Index)+1, 10)
 	b = appendJSONString(append(b, `","site":`...), site)
 	b = appendJSONString(append(b, `,"kind":`...), s.Kind.String())
-	b = appendJSONString(append(b, `,"reason":`...), s.Reason)
+	b = appendJSONString(append(b, `,"reason":`...), s.Reason.String())
 	b = append(b, `,"apis":[`...)
 	for i := range s.Calls {
 		if i > 0 {

@@ -70,8 +70,9 @@ func TestAppendSyncJSONMatchesMarshal(t *testing.T) {
 		}
 		// Every optional field both ways.
 		s := tr.Syncs[0]
-		// Kind and Scope are codes: their zero values print as "".
-		s.Reason, s.Kind, s.Scope = hostile, 0, 0
+		// Kind, Scope and Reason are codes (no hostile text): the zero
+		// values print as "".
+		s.Reason, s.Kind, s.Scope = trace.ReasonPageableDtoH.ThenStreamSync(), 0, 0
 		s.NVTX = []trace.RangeRef{{Name: hostile}, {Name: "step12"}}
 		s.Calls = []trace.Call{{Name: "cudaMemcpy<&>"}, {Name: "cudaStreamSynchronize"}}
 		for _, v := range [][4]int64{{-1, -1, -1, -1}, {0, 0, 0, 0}, {3, 7, 0xFFFFFFFF, 9}, {1, -1, 5, -1}} {

@@ -48,7 +48,7 @@ func buildSyncs(calls []Call, act *activity, si *streamInfo) []Sync {
 		}
 		s.Kind = Implicit
 		s.Copy = kept.keep(cp)
-		s.Reason = linkedReason(copyReason(cp, p))
+		s.Reason = copyReason(cp, p).ThenStreamSync()
 		if j := linked[prev]; j >= 0 { // the copy alone was a sync: replace it
 			out[j] = s
 		} else {
@@ -151,7 +151,7 @@ func describeCall(one []Call, act *activity, si *streamInfo) (Sync, bool) {
 	s := Sync{
 		Calls: one, GlobalTid: c.GlobalTid, GlobalPid: pid, Start: c.Start, End: c.End,
 		Scope: ScopeContext, Device: -1, Context: -1, Stream: -1, EventID: -1, Kind: Explicit,
-		Reason: c.Kind.String(), waitCorr: c.CorrelationID,
+		Reason: reasonOf(c.Kind), waitCorr: c.CorrelationID,
 	}
 	rec, hasRec := act.syncRow(pid, c.CorrelationID)
 	switch c.Kind {
@@ -238,41 +238,26 @@ func normDirection(k CopyKind) CopyKind {
 	return k
 }
 
-// linkedReason is the reason of a copy completed by a stream sync; the
-// common ones are constants, so that a million syncs share them.
-func linkedReason(copyReason string) string {
-	switch copyReason {
-	case "pageable-dtoh-copy":
-		return "pageable-dtoh-copy+stream-sync"
-	case "dtoh-copy":
-		return "dtoh-copy+stream-sync"
-	case "pageable-htod-copy":
-		return "pageable-htod-copy+stream-sync"
-	case "htod-copy":
-		return "htod-copy+stream-sync"
-	}
-	return copyReason + "+stream-sync"
-}
-
-func copyReason(cp *Copy, c *Call) string {
+// copyReason is the reason of a sync made by copy or memset cp of call c.
+func copyReason(cp *Copy, c *Call) Reason {
 	if cp.Memset {
-		return "memset"
+		return ReasonMemset
 	}
 	switch normDirection(cp.Direction) {
 	case CopyDtoH:
 		if cp.DstKind == MemPageable {
-			return "pageable-dtoh-copy"
+			return ReasonPageableDtoH
 		}
-		return "dtoh-copy"
+		return ReasonDtoH
 	case CopyHtoD:
 		if cp.SrcKind == MemPageable {
-			return "pageable-htod-copy"
+			return ReasonPageableHtoD
 		}
-		return "htod-copy"
+		return ReasonHtoD
 	case CopyHtoH:
-		return "htoh-copy"
+		return ReasonHtoH
 	case CopyDtoD, CopyPtoP:
-		return "dtod-copy"
+		return ReasonDtoD
 	}
-	return "copy"
+	return ReasonCopy
 }

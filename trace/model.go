@@ -95,7 +95,7 @@ type Stats struct {
 type Sync struct {
 	Index     int
 	Kind      SyncKind
-	Reason    string // e.g. "stream-sync", "dtoh-copy+stream-sync", "pageable-htod-copy", "free"
+	Reason    Reason // e.g. stream-sync, dtoh-copy+stream-sync, pageable-htod-copy, free
 	Calls     []Call
 	GlobalTid int64
 	GlobalPid int64
