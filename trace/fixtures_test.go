@@ -166,7 +166,7 @@ func checkPythonLines(t *testing.T, tf truthFile, tr *Trace) {
 		}
 		file, line := want[:strings.LastIndex(want, ":")], want[strings.LastIndex(want, ":")+1:]
 		found := ""
-		for _, f := range s.Python {
+		for _, f := range s.Python() {
 			if filepath.Base(f.File) == file {
 				found = fmt.Sprintf("%s:%d", file, f.Line)
 				break
@@ -175,7 +175,7 @@ func checkPythonLines(t *testing.T, tf truthFile, tr *Trace) {
 		if found != file+":"+line {
 			t.Errorf("sync at corr %d: program frame %q, truth %q", s.Calls[0].CorrelationID, found, want)
 		}
-		if len(s.Native) == 0 {
+		if len(s.Native()) == 0 {
 			t.Errorf("sync at corr %d has no native frames", s.Calls[0].CorrelationID)
 		}
 		checked++

@@ -69,7 +69,7 @@ func (x *Export) attachNativeFrames(ctx context.Context, syncs []Sync, ev *Evide
 		// The last call (the sync proper) carries the deciding stack.
 		for j := len(syncs[i].Calls) - 1; j >= 0; j-- {
 			if f, ok := frames[syncs[i].Calls[j].CallchainID]; ok && syncs[i].Calls[j].CallchainID >= 0 {
-				syncs[i].Native = f
+				syncs[i].ownDetail().native = f
 				ev.Backtraces = true
 				break
 			}
@@ -150,7 +150,7 @@ func (x *Export) attachPythonFrames(ctx context.Context, syncs []Sync, domains m
 		for j, f := range p.ids {
 			out[j] = PyFrame{Function: html.UnescapeString(strs[f[0]]), File: html.UnescapeString(strs[f[1]]), Line: f[2]}
 		}
-		syncs[i].Python = out
+		syncs[i].ownDetail().python = out
 		ev.PythonFrames = true
 	}
 	return nil

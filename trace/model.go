@@ -116,20 +116,15 @@ type Sync struct {
 	Waited Waited
 	Gap    Gap
 
-	Native []Frame
-	Python []PyFrame
-	NVTX   []RangeRef // enclosing ranges, outer to inner
+	NVTX []RangeRef // enclosing ranges, outer to inner
+
+	// detail: native and Python frames, the ops before (Native, Python,
+	// OpsBefore); nil when the export has none for this sync.
+	detail *syncDetail
 
 	// waitCorr: GPU work enqueued by the process before this correlation
 	// id (in the sync's scope) is what the host waited for.
 	waitCorr int64
-
-	// OpsBefore are the push/pop NVTX ranges of the sync's thread that ran
-	// after the thread's previous sync returned and ended before this one
-	// began — with --pytorch=autograd-nvtx, the aten ops that led up to it —
-	// outermost only, the latest MaxOpsBefore, in time order. Read only
-	// from exports whose syncs lie inside aten ranges.
-	OpsBefore []RangeRef
 }
 
 // Duration is the host's blocked time.
