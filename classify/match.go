@@ -40,7 +40,7 @@ type threadState struct {
 
 func newFacts(s *trace.Sync, native []trace.Frame, nativeAt []int, src *sourceReader, st *threadState) *facts {
 	f := &facts{sync: s, native: native, nativeAt: nativeAt, src: src, state: st, copy: s.Copy}
-	for _, c := range s.Calls {
+	for _, c := range s.Calls() {
 		f.calls = append(f.calls, c.Kind)
 	}
 	if py := s.Python(); len(py) > 0 {

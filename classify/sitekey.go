@@ -83,7 +83,7 @@ func hasUserFrame(frames []trace.Frame) bool {
 
 // appendAPIs appends the names of the sync's calls, joined by sep.
 func appendAPIs(b []byte, s *trace.Sync, sep string) []byte {
-	for i, c := range s.Calls {
+	for i, c := range s.Calls() {
 		if i > 0 {
 			b = append(b, sep...)
 		}

@@ -133,7 +133,7 @@ func factsKey(buf []byte, s *trace.Sync, native []trace.Frame, nativeAt []int, p
 	b = append(b, s.Scope.String()...)
 	b = strconv.AppendInt(append(b, '|'), s.Stream, 10)
 	b = strconv.AppendBool(append(b, '|'), s.Legacy)
-	for _, c := range s.Calls {
+	for _, c := range s.Calls() {
 		b = append(append(b, '|'), c.Name...)
 		b = strconv.AppendInt(append(b, ','), int64(c.Kind), 10)
 	}

@@ -26,7 +26,7 @@ func (m *model) addSyncs(syncs []trace.Sync, callIdx *callIndex, streamIdx map[c
 		if p, ok := pidIdx[pid]; ok {
 			ss.pid = p
 		}
-		for _, c := range s.Calls {
+		for _, c := range s.Calls() {
 			ci, ok := callIdx.lookup(pid, c.CorrelationID)
 			if !ok || m.calls[ci].sync >= 0 {
 				continue

@@ -17,11 +17,11 @@ func appendSyncJSON(b []byte, s *trace.Sync, site, thread string) []byte {
 	b = appendJSONString(append(b, `,"kind":`...), s.Kind.String())
 	b = appendJSONString(append(b, `,"reason":`...), s.Reason.String())
 	b = append(b, `,"apis":[`...)
-	for i := range s.Calls {
+	for i, c := range s.Calls() {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendJSONString(b, s.Calls[i].Name)
+		b = appendJSONString(b, c.Name)
 	}
 	b = appendInt(append(b, `],"pid":`...), trace.PidOf(s.GlobalTid))
 	b = appendInt(append(b, `,"tid":`...), trace.TidOf(s.GlobalTid))

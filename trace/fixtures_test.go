@@ -92,7 +92,7 @@ func TestFixtures(t *testing.T) {
 			}
 			got, gotPerPid := map[string]int{}, map[string]int{}
 			for _, s := range tr.Syncs {
-				got[eventKey(s.Calls[0].CorrelationID, s.APIs(), s.Kind.String())]++
+				got[eventKey(s.Calls()[0].CorrelationID, s.APIs(), s.Kind.String())]++
 				gotPerPid[fmt.Sprint(PidOf(s.GlobalTid))]++
 			}
 			if len(gotPerPid) != tf.Processes {
@@ -160,7 +160,7 @@ func checkPythonLines(t *testing.T, tf truthFile, tr *Trace) {
 	}
 	checked := 0
 	for _, s := range tr.Syncs {
-		want, ok := lines[s.Calls[0].CorrelationID]
+		want, ok := lines[s.Calls()[0].CorrelationID]
 		if !ok {
 			continue
 		}
@@ -173,10 +173,10 @@ func checkPythonLines(t *testing.T, tf truthFile, tr *Trace) {
 			}
 		}
 		if found != file+":"+line {
-			t.Errorf("sync at corr %d: program frame %q, truth %q", s.Calls[0].CorrelationID, found, want)
+			t.Errorf("sync at corr %d: program frame %q, truth %q", s.Calls()[0].CorrelationID, found, want)
 		}
 		if len(s.Native()) == 0 {
-			t.Errorf("sync at corr %d has no native frames", s.Calls[0].CorrelationID)
+			t.Errorf("sync at corr %d has no native frames", s.Calls()[0].CorrelationID)
 		}
 		checked++
 	}

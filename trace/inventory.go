@@ -37,9 +37,9 @@ func buildSyncs(calls []Call, act *activity, si *streamInfo) []Sync {
 		p := &calls[prev]
 		cp := copyOf(p, act)
 		if prev == i-1 {
-			s.Calls = calls[prev : i+1 : i+1]
+			s.SetCalls(calls[prev : i+1])
 		} else {
-			s.Calls = []Call{*p, *c}
+			s.SetCalls([]Call{*p, *c})
 		}
 		s.Start = p.Start
 		if !s.Resolved && cp.FromActivity {
@@ -56,7 +56,7 @@ func buildSyncs(calls []Call, act *activity, si *streamInfo) []Sync {
 		}
 	}
 	for i := range out {
-		out[i].Index = i
+		out[i].Index = int32(i)
 	}
 	return out
 }
@@ -149,7 +149,7 @@ func describeCall(one []Call, act *activity, si *streamInfo) (Sync, bool) {
 	c := &one[0]
 	pid := pidOf(c.GlobalTid)
 	s := Sync{
-		Calls: one, GlobalTid: c.GlobalTid, GlobalPid: pid, Start: c.Start, End: c.End,
+		calls: c, nCalls: 1, GlobalTid: c.GlobalTid, GlobalPid: pid, Start: c.Start, End: c.End,
 		Scope: ScopeContext, Device: -1, Context: -1, Stream: -1, EventID: -1, Kind: Explicit,
 		Reason: reasonOf(c.Kind), waitCorr: c.CorrelationID,
 	}

@@ -1,5 +1,7 @@
 package trace
 
+import "unsafe"
+
 // Trace is what Load reads from an export: the context of the run and the
 // inventory of host syncs inside the analysed region.
 type Trace struct {
@@ -91,25 +93,24 @@ type Stats struct {
 }
 
 // Sync is one host-blocking event: one call, or a device-to-host copy and
-// the stream synchronize that follows it (PyTorch's .item()).
+// the stream synchronize that follows it (PyTorch's .item()). A trace may
+// hold millions: the fields are ordered without padding, the small ones
+// packed at the end, and what lean exports lack sits behind one pointer.
 type Sync struct {
-	Index     int
-	Kind      SyncKind
-	Reason    Reason // e.g. stream-sync, dtoh-copy+stream-sync, pageable-htod-copy, free
-	Calls     []Call
+	// calls: the first of the sync's nCalls calls (Calls), inside the
+	// array Load read them into.
+	calls *Call
+
 	GlobalTid int64
 	GlobalPid int64
 	// Start and End bound the host's wait: from the first call's start to
 	// the last call's end.
 	Start, End int64
 
-	Scope    Scope
-	Device   int64 // -1 when unknown
-	Context  int64 // -1 when unknown
-	Stream   int64 // -1 when unknown or for context scope
-	EventID  int64 // -1 when not an event sync
-	Legacy   bool  // waited on the legacy default stream (all blocking streams)
-	Resolved bool  // the awaited stream/event was found in the trace
+	Device  int64 // -1 when unknown
+	Context int64 // -1 when unknown
+	Stream  int64 // -1 when unknown or for context scope
+	EventID int64 // -1 when not an event sync
 
 	Copy *Copy // the copy or memset behind an implicit sync
 
@@ -125,15 +126,43 @@ type Sync struct {
 	// waitCorr: GPU work enqueued by the process before this correlation
 	// id (in the sync's scope) is what the host waited for.
 	waitCorr int64
+
+	Index    int32 // position in Trace.Syncs
+	nCalls   uint32
+	Kind     SyncKind
+	Reason   Reason // e.g. stream-sync, dtoh-copy+stream-sync, pageable-htod-copy, free
+	Scope    Scope
+	Legacy   bool // waited on the legacy default stream (all blocking streams)
+	Resolved bool // the awaited stream/event was found in the trace
 }
 
 // Duration is the host's blocked time.
 func (s *Sync) Duration() int64 { return s.End - s.Start }
 
+// Calls returns the sync's calls in time order: one, or the copy and the
+// stream synchronize that completed it. The slice shares the trace's
+// memory: its capacity is its length, so appending copies it.
+func (s *Sync) Calls() []Call {
+	if s.nCalls == 0 {
+		return nil
+	}
+	return unsafe.Slice(s.calls, s.nCalls)
+}
+
+// SetCalls makes calls the sync's calls; the sync refers to them, it does
+// not copy them.
+func (s *Sync) SetCalls(calls []Call) {
+	s.calls, s.nCalls = nil, uint32(len(calls))
+	if len(calls) > 0 {
+		s.calls = &calls[0]
+	}
+}
+
 // APIs lists the normalised names of the sync's calls.
 func (s *Sync) APIs() []string {
-	out := make([]string, len(s.Calls))
-	for i, c := range s.Calls {
+	calls := s.Calls()
+	out := make([]string, len(calls))
+	for i, c := range calls {
 		out[i] = c.Name
 	}
 	return out

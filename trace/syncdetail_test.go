@@ -1,6 +1,9 @@
 package trace
 
-import "testing"
+import (
+	"testing"
+	"unsafe"
+)
 
 // TestSyncDetail checks the accessors of a sync's frames and ops before: nil
 // without any, and a setter on one copy of a Sync leaves the others alone.
@@ -19,5 +22,34 @@ func TestSyncDetail(t *testing.T) {
 	}
 	if c.Native() != nil || len(c.Python()) != 1 || len(c.OpsBefore()) != 1 {
 		t.Errorf("copy: %+v", *c.detail)
+	}
+}
+
+// TestSyncSize guards the size of a Sync, of which an export may hold
+// millions (issue 8: 320 bytes before the fields were packed).
+func TestSyncSize(t *testing.T) {
+	if n := unsafe.Sizeof(Sync{}); unsafe.Sizeof(uintptr(0)) == 8 && n > 192 {
+		t.Errorf("a Sync takes %d bytes, more than 192", n)
+	}
+}
+
+// TestSyncCalls checks Calls and SetCalls: the sync refers to the calls.
+func TestSyncCalls(t *testing.T) {
+	var s Sync
+	if s.Calls() != nil {
+		t.Fatal("a new sync has calls")
+	}
+	calls := []Call{{Name: "a"}, {Name: "b"}, {Name: "c"}}
+	s.SetCalls(calls[1:])
+	if got := s.APIs(); len(got) != 2 || got[0] != "b" || got[1] != "c" || cap(s.Calls()) != 2 {
+		t.Errorf("calls %v, cap %d", got, cap(s.Calls()))
+	}
+	calls[1].Name = "B"
+	if s.Calls()[0].Name != "B" {
+		t.Error("the sync copied its calls")
+	}
+	s.SetCalls(nil)
+	if s.Calls() != nil {
+		t.Error("calls after SetCalls(nil)")
 	}
 }
