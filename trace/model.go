@@ -185,8 +185,9 @@ type Call struct {
 	async, peer bool // from the API name: an Async variant, a peer copy
 }
 
-// CopyKind is a memcpy direction (ENUM_CUDA_MEMCPY_OPER).
-type CopyKind int64
+// CopyKind is a memcpy direction (ENUM_CUDA_MEMCPY_OPER). Two bytes: with
+// the memory kinds and the flags, eight bytes of a Copy.
+type CopyKind int16
 
 // Copy directions.
 const (
@@ -198,8 +199,8 @@ const (
 	CopyPtoP    CopyKind = 10
 )
 
-// MemKind is a memory kind (ENUM_CUDA_MEM_KIND).
-type MemKind int64
+// MemKind is a memory kind (ENUM_CUDA_MEM_KIND), in two bytes.
+type MemKind int16
 
 // Memory kinds.
 const (
