@@ -16,20 +16,24 @@ func buildSyncs(calls []Call, act *activity, si *streamInfo) []Sync {
 	out := make([]Sync, 0, n)
 	var kept copyArena
 	lastOnThread := map[int64]int{} // globalTid -> index in calls of its previous call
-	// linked[i]: index in out of the sync that call i (a copy) made on its
-	// own, -1 for none.
+	// linked[i]: index in out of the slot that call i (a copy blocking on
+	// its own) keeps for the stream sync that completes it, -1 for none.
 	linked := make([]int32, len(calls))
 	for i := range calls {
 		c := &calls[i]
 		prev := lastOnThread[c.GlobalTid]
 		lastOnThread[c.GlobalTid] = i
 		linked[i] = -1
-		if plan[i] == planNone {
+		switch plan[i] {
+		case planNone:
+			continue
+		case planReplaced: // a slot in time order, filled by the stream sync
+			linked[i] = int32(len(out))
+			out = append(out, Sync{})
 			continue
 		}
 		s, _ := describeCall(calls[i:i+1:i+1], act, si)
 		if plan[i] == planAlone {
-			linked[i] = int32(len(out))
 			s.Copy = kept.keep(s.Copy)
 			out = append(out, s)
 			continue
@@ -49,7 +53,7 @@ func buildSyncs(calls []Call, act *activity, si *streamInfo) []Sync {
 		s.Kind = Implicit
 		s.Copy = kept.keep(cp)
 		s.Reason = copyReason(cp, p).ThenStreamSync()
-		if j := linked[prev]; j >= 0 { // the copy alone was a sync: replace it
+		if j := linked[prev]; j >= 0 { // the copy blocks on its own: take its place
 			out[j] = s
 		} else {
 			out = append(out, s)
@@ -63,9 +67,10 @@ func buildSyncs(calls []Call, act *activity, si *streamInfo) []Sync {
 
 // What a call makes, decided by planSyncs.
 const (
-	planNone   = iota // no sync
-	planAlone         // a sync of its own
-	planLinked        // a stream sync completing the thread's previous call, a copy
+	planNone     = iota // no sync
+	planAlone           // a sync of its own
+	planLinked          // a stream sync completing the thread's previous call, a copy
+	planReplaced        // a copy that blocks on its own, replaced by its planLinked stream sync
 )
 
 // planSyncs decides what each call makes, marks the calls that block on
@@ -84,7 +89,9 @@ func planSyncs(calls []Call, act *activity, si *streamInfo) ([]uint8, int) {
 			p := &calls[prev]
 			if cp := copyOf(p, act); p.Kind == CallMemcpy && cp != nil && linksTo(p, cp, c, &s) {
 				plan[i] = planLinked
-				if plan[prev] != planAlone { // else this sync replaces the copy's
+				if plan[prev] == planAlone { // this sync replaces the copy's
+					plan[prev] = planReplaced
+				} else {
 					n++
 				}
 				continue
