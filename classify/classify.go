@@ -75,7 +75,7 @@ func (o Options) Sites(t *trace.Trace) []Site {
 		if !ok {
 			k = int32(len(order))
 			byKey[string(key)] = k
-			order = append(order, &Site{Key: string(key), APIs: s.APIs(), Reason: s.Reason, Location: siteLocation(s), NVTX: nvtxPath(s),
+			order = append(order, &Site{Key: string(key), APIs: s.APIs(), Reason: s.Reason.String(), Location: siteLocation(s), NVTX: nvtxPath(s),
 				Dependency: DepUnknown, Category: "unknown"})
 		}
 		siteOf[i] = k

@@ -40,22 +40,22 @@ type threadState struct {
 
 func newFacts(s *trace.Sync, native []trace.Frame, nativeAt []int, src *sourceReader, st *threadState) *facts {
 	f := &facts{sync: s, native: native, nativeAt: nativeAt, src: src, state: st, copy: s.Copy}
-	for _, c := range s.Calls {
+	for _, c := range s.Calls() {
 		f.calls = append(f.calls, c.Kind)
 	}
-	if len(s.Python) > 0 {
+	if py := s.Python(); len(py) > 0 {
 		first := -1
-		for i, fr := range s.Python {
+		for i, fr := range py {
 			if !isLibraryFile(fr.File) {
 				first = i
 				break
 			}
 		}
 		if first < 0 {
-			f.torch = s.Python
+			f.torch = py
 		} else {
-			f.torch = s.Python[:first]
-			for _, fr := range s.Python[first:] {
+			f.torch = py[:first]
+			for _, fr := range py[first:] {
 				if !isLibraryFile(fr.File) {
 					f.own = append(f.own, fr)
 				}
@@ -67,7 +67,7 @@ func newFacts(s *trace.Sync, native []trace.Frame, nativeAt []int, src *sourceRe
 			f.aten = append(f.aten, name)
 		}
 	}
-	for _, r := range s.OpsBefore {
+	for _, r := range s.OpsBefore() {
 		name, grad, _ := atenName(r.Name)
 		f.before = append(f.before, op{name: name, grad: grad})
 	}

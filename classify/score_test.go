@@ -90,9 +90,9 @@ func scoreFixture(t *testing.T, fixture string, opt Options) score {
 	}
 	syncLabel := make([]label, len(tr.Syncs))
 	for i, s := range tr.Syncs {
-		l, ok := labels[s.Calls[0].CorrelationID]
+		l, ok := labels[s.Calls()[0].CorrelationID]
 		if !ok {
-			t.Fatalf("%s: sync e%d (correlation id %d) is not in the truth file", fixture, i+1, s.Calls[0].CorrelationID)
+			t.Fatalf("%s: sync e%d (correlation id %d) is not in the truth file", fixture, i+1, s.Calls()[0].CorrelationID)
 		}
 		syncLabel[i] = l
 	}

@@ -13,19 +13,19 @@ import (
 // sequence, stream and NVTX path. Grouping a sync with a known site
 // allocates nothing.
 func appendSiteKey(b []byte, s *trace.Sync) []byte {
-	if len(s.Python) > 0 {
+	if py := s.Python(); len(py) > 0 {
 		// One place in the program: its innermost frame of its own code,
 		// whatever the path that led there (warm-up or loop).
-		top := &s.Python[ProgramFrame(s.Python)]
+		top := &py[ProgramFrame(py)]
 		b = appendAPIs(append(b, "py|"...), s, "+")
 		b = append(append(append(b, '|'), top.File...), ':')
 		return strconv.AppendInt(b, top.Line, 10)
 	}
-	if hasUserFrame(s.Native) {
+	if native := s.Native(); hasUserFrame(native) {
 		b = appendAPIs(append(b, "native|"...), s, "+")
 		b = append(b, '|')
 		sep := false
-		for _, f := range s.Native[userStart(s.Native):] {
+		for _, f := range native[userStart(native):] {
 			if f.Unresolved {
 				continue
 			}
@@ -38,7 +38,7 @@ func appendSiteKey(b []byte, s *trace.Sync) []byte {
 		return b
 	}
 	b = appendAPIs(append(b, "api|"...), s, "+")
-	b = append(append(b, '|'), s.Reason...)
+	b = append(append(b, '|'), s.Reason.String()...)
 	b = strconv.AppendInt(append(b, '|'), s.Stream, 10)
 	b = append(b, '|')
 	for i, r := range s.NVTX {
@@ -47,21 +47,21 @@ func appendSiteKey(b []byte, s *trace.Sync) []byte {
 		}
 		b = appendFoldDigits(b, r.Name)
 	}
-	return append(append(b, '|'), s.Scope...)
+	return append(append(b, '|'), s.Scope.String()...)
 }
 
 // siteLocation is where the sync's site is in the program (see
 // appendSiteKey).
 func siteLocation(s *trace.Sync) Location {
-	if len(s.Python) > 0 {
+	if py := s.Python(); len(py) > 0 {
 		var frames []string
-		for _, f := range s.Python {
+		for _, f := range py {
 			frames = append(frames, fmt.Sprintf("%s:%d %s", f.File, f.Line, f.Function))
 		}
-		top := s.Python[ProgramFrame(s.Python)]
+		top := py[ProgramFrame(py)]
 		return Location{File: top.File, Line: top.Line, Function: top.Function, Frames: frames}
 	}
-	if user := UserFrames(s.Native); len(user) > 0 {
+	if user := UserFrames(s.Native()); len(user) > 0 {
 		var frames []string
 		for _, f := range user {
 			frames = append(frames, f.Symbol)
@@ -83,7 +83,7 @@ func hasUserFrame(frames []trace.Frame) bool {
 
 // appendAPIs appends the names of the sync's calls, joined by sep.
 func appendAPIs(b []byte, s *trace.Sync, sep string) []byte {
-	for i, c := range s.Calls {
+	for i, c := range s.Calls() {
 		if i > 0 {
 			b = append(b, sep...)
 		}

@@ -23,7 +23,7 @@ func refSites(t *trace.Trace, verdicts []Verdict) []Site {
 		key, loc := refSiteKey(s)
 		site := byKey[key]
 		if site == nil {
-			site = &Site{Key: key, APIs: s.APIs(), Reason: s.Reason, Location: loc, NVTX: nvtxPath(s),
+			site = &Site{Key: key, APIs: s.APIs(), Reason: s.Reason.String(), Location: loc, NVTX: nvtxPath(s),
 				Dependency: DepUnknown, Category: "unknown"}
 			byKey[key] = site
 			order = append(order, site)
@@ -49,11 +49,11 @@ func refSites(t *trace.Trace, verdicts []Verdict) []Site {
 
 func refSiteKey(s *trace.Sync) (string, Location) {
 	apis := strings.Join(s.APIs(), "+")
-	if len(s.Python) > 0 {
-		top := s.Python[ProgramFrame(s.Python)]
+	if py := s.Python(); len(py) > 0 {
+		top := py[ProgramFrame(py)]
 		return fmt.Sprintf("py|%s|%s:%d", apis, top.File, top.Line), siteLocation(s)
 	}
-	if user := UserFrames(s.Native); len(user) > 0 {
+	if user := UserFrames(s.Native()); len(user) > 0 {
 		var frames []string
 		for _, f := range user {
 			frames = append(frames, f.Symbol)
@@ -115,10 +115,10 @@ func TestSitesMatchReference(t *testing.T) {
 			s.NVTX = append(s.NVTX[:len(s.NVTX):len(s.NVTX)], trace.RangeRef{Name: names[i%len(names)]})
 		}
 		if i%5 == 0 {
-			s.Native = append([]trace.Frame{{Module: "libcuda.so.1", Symbol: "cuLaunch"}, {Unresolved: true}}, s.Native...)
+			s.SetNative(append([]trace.Frame{{Module: "libcuda.so.1", Symbol: "cuLaunch"}, {Unresolved: true}}, s.Native()...))
 		}
-		if i%7 == 0 && len(s.Native) > 0 {
-			s.Native = append(s.Native[:len(s.Native):len(s.Native)], trace.Frame{Unresolved: true, Symbol: "x"}, trace.Frame{Symbol: fmt.Sprint("f", i%4)})
+		if n := s.Native(); i%7 == 0 && len(n) > 0 {
+			s.SetNative(append(n[:len(n):len(n)], trace.Frame{Unresolved: true, Symbol: "x"}, trace.Frame{Symbol: fmt.Sprint("f", i%4)}))
 		}
 	}
 	compareSites(t, "mixed", opt, &mixed)

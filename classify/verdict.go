@@ -82,8 +82,8 @@ func (o Options) verdicts(t *trace.Trace) (ids []int32, table []Verdict) {
 		}
 		var native []trace.Frame
 		var nativeAt []int
-		if len(s.Native) > 0 { // scratch: facts do not outlive the sync
-			frameBuf = appendUserFrames(frameBuf[:0], s.Native)
+		if len(s.Native()) > 0 { // scratch: facts do not outlive the sync
+			frameBuf = appendUserFrames(frameBuf[:0], s.Native())
 			native = frameBuf
 			if len(native) > 0 {
 				atBuf = symbols.nativeMatches(atBuf, native)
@@ -130,10 +130,10 @@ func timeOrder(syncs []trace.Sync) []int32 {
 func factsKey(buf []byte, s *trace.Sync, native []trace.Frame, nativeAt []int, printing bool) []byte {
 	b := strconv.AppendBool(buf[:0], printing)
 	b = append(b, '|')
-	b = append(b, s.Scope...)
+	b = append(b, s.Scope.String()...)
 	b = strconv.AppendInt(append(b, '|'), s.Stream, 10)
 	b = strconv.AppendBool(append(b, '|'), s.Legacy)
-	for _, c := range s.Calls {
+	for _, c := range s.Calls() {
 		b = append(append(b, '|'), c.Name...)
 		b = strconv.AppendInt(append(b, ','), int64(c.Kind), 10)
 	}
@@ -146,7 +146,7 @@ func factsKey(buf []byte, s *trace.Sync, native []trace.Frame, nativeAt []int, p
 	}
 	b = appendNativeKey(append(b, "|native "...), native, nativeAt)
 	b = append(b, "|python "...)
-	for _, f := range s.Python {
+	for _, f := range s.Python() {
 		b = append(append(b, f.File...), ':')
 		b = strconv.AppendInt(b, f.Line, 10)
 		b = append(append(append(b, ':'), f.Function...), 0)
@@ -156,7 +156,7 @@ func factsKey(buf []byte, s *trace.Sync, native []trace.Frame, nativeAt []int, p
 		b = append(append(b, r.Name...), 0)
 	}
 	b = append(b, "|before "...)
-	for _, r := range s.OpsBefore {
+	for _, r := range s.OpsBefore() {
 		b = append(append(b, r.Name...), 0)
 	}
 	return b

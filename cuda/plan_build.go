@@ -59,7 +59,7 @@ func newPlanBuilder(tl *trace.Timeline, t *trace.Trace, opt PlanOptions) *planBu
 	b.covers = b.findCovers()
 	for i := range t.Syncs {
 		s := &t.Syncs[i]
-		for _, c := range s.Calls {
+		for _, c := range s.Calls() {
 			if ci, ok := b.byKey[callKey{s.GlobalPid, c.CorrelationID}]; ok {
 				b.syncOf[ci] = i
 				b.blocking[ci] = c.Blocking

@@ -96,7 +96,7 @@ func TestPlanReplaysEveryCallOpAndSync(t *testing.T) {
 			}
 			wantBlocking := 0
 			for _, s := range f.t.Syncs {
-				for _, c := range s.Calls {
+				for _, c := range s.Calls() {
 					if _, ok := calls[callKey{s.GlobalPid, c.CorrelationID}]; ok && c.Blocking {
 						wantBlocking++
 					}

@@ -41,13 +41,13 @@ func replicate(tl *trace.Timeline, tr *trace.Trace, wantOps int) (*trace.Timelin
 			out.Waits = append(out.Waits, w)
 		}
 		for _, s := range tr.Syncs {
-			s.Start, s.End, s.Index = s.Start+dt, s.End+dt, len(rt.Syncs)
-			calls := make([]trace.Call, len(s.Calls))
-			for i, c := range s.Calls {
+			s.Start, s.End, s.Index = s.Start+dt, s.End+dt, int32(len(rt.Syncs))
+			calls := make([]trace.Call, len(s.Calls()))
+			for i, c := range s.Calls() {
 				c.Start, c.End, c.CorrelationID = c.Start+dt, c.End+dt, c.CorrelationID+dc
 				calls[i] = c
 			}
-			s.Calls = calls
+			s.SetCalls(calls)
 			if s.Copy != nil {
 				cp := *s.Copy
 				cp.CorrelationID += dc

@@ -26,7 +26,7 @@ func (m *model) addSyncs(syncs []trace.Sync, callIdx *callIndex, streamIdx map[c
 		if p, ok := pidIdx[pid]; ok {
 			ss.pid = p
 		}
-		for _, c := range s.Calls {
+		for _, c := range s.Calls() {
 			ci, ok := callIdx.lookup(pid, c.CorrelationID)
 			if !ok || m.calls[ci].sync >= 0 {
 				continue
@@ -37,7 +37,7 @@ func (m *model) addSyncs(syncs []trace.Sync, callIdx *callIndex, streamIdx map[c
 			ss.calls = append(ss.calls, ci)
 			m.calls[ci].sync = int32(i)
 			kind := kindOf(c.Name)
-			if kind == trace.CallMemcpy && strings.Contains(s.Reason, "htod") {
+			if kind == trace.CallMemcpy && strings.Contains(s.Reason.String(), "htod") {
 				m.calls[ci].keepOps = true // the data must still reach the GPU
 			}
 			if !c.Blocking {

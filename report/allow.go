@@ -134,7 +134,7 @@ func hasNativeFrame(a *Analysis, s *classify.Site, symbol string) bool {
 		if i < 0 || i >= len(a.Trace.Syncs) {
 			continue
 		}
-		for _, f := range a.Trace.Syncs[i].Native {
+		for _, f := range a.Trace.Syncs[i].Native() {
 			if strings.Contains(f.Symbol, symbol) {
 				return true
 			}

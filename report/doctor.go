@@ -208,7 +208,7 @@ func isPythonProgram(t *trace.Trace) bool {
 		}
 	}
 	for i := range t.Syncs {
-		for _, f := range t.Syncs[i].Native {
+		for _, f := range t.Syncs[i].Native() {
 			if strings.Contains(f.Module, "libpython") || strings.Contains(f.Module, "libtorch") {
 				return true
 			}

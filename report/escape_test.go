@@ -38,11 +38,13 @@ func hostileAnalysis(t *testing.T) loaded {
 	a := l.analysis
 	for i := range a.Trace.Syncs {
 		s := &a.Trace.Syncs[i]
-		for j := range s.Native {
-			s.Native[j].Symbol = hostile + s.Native[j].Symbol
+		native := s.Native()
+		for j := range native {
+			native[j].Symbol = hostile + native[j].Symbol
 		}
-		for j := range s.Python {
-			s.Python[j].Function = hostile
+		py := s.Python()
+		for j := range py {
+			py[j].Function = hostile
 		}
 	}
 	for tid, th := range a.Trace.Threads {

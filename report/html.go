@@ -158,7 +158,7 @@ func (a *Analysis) htmlDetail(ctx context.Context, s *classify.Site, tr Timeline
 	}
 	sy := &a.Trace.Syncs[idx]
 	if s.Location.File != "" {
-		for _, f := range classify.UserFrames(sy.Native) {
+		for _, f := range classify.UserFrames(sy.Native()) {
 			d.NativeFrames = append(d.NativeFrames, f.Symbol)
 		}
 	} else if s.Location.Function != "" {

@@ -249,9 +249,9 @@ func (a *Analysis) WriteJSON(w io.Writer) error {
 }
 
 func syncJSON(t *trace.Trace, s *trace.Sync, site string) SyncJSON {
-	j := SyncJSON{ID: "e" + strconv.Itoa(s.Index+1), Site: site, Kind: string(s.Kind), Reason: s.Reason, APIs: s.APIs(),
+	j := SyncJSON{ID: "e" + strconv.Itoa(int(s.Index)+1), Site: site, Kind: s.Kind.String(), Reason: s.Reason.String(), APIs: s.APIs(),
 		Pid: trace.PidOf(s.GlobalTid), Tid: trace.TidOf(s.GlobalTid), Thread: t.Threads[s.GlobalTid].Name,
-		StartNs: s.Start, EndNs: s.End, BlockedNs: s.Duration(), Scope: string(s.Scope), Legacy: s.Legacy, Resolved: s.Resolved,
+		StartNs: s.Start, EndNs: s.End, BlockedNs: s.Duration(), Scope: s.Scope.String(), Legacy: s.Legacy, Resolved: s.Resolved,
 		Waited: WaitedJSON{Ops: s.Waited.Ops, BusyNs: s.Waited.BusyNs, LastEndNs: s.Waited.LastEnd},
 		Gap:    GapJSON{DeviceBusy: s.Gap.DeviceBusy, IdleBeforeNs: s.Gap.IdleBeforeNs, IdleAfterNs: s.Gap.IdleAfterNs},
 		NVTX:   []string{}}

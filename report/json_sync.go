@@ -14,14 +14,14 @@ func appendSyncJSON(b []byte, s *trace.Sync, site, thread string) []byte {
 	b = append(b, `{"id":"e`...)
 	b = strconv.AppendInt(b, int64(s.Index)+1, 10)
 	b = appendJSONString(append(b, `","site":`...), site)
-	b = appendJSONString(append(b, `,"kind":`...), string(s.Kind))
-	b = appendJSONString(append(b, `,"reason":`...), s.Reason)
+	b = appendJSONString(append(b, `,"kind":`...), s.Kind.String())
+	b = appendJSONString(append(b, `,"reason":`...), s.Reason.String())
 	b = append(b, `,"apis":[`...)
-	for i := range s.Calls {
+	for i, c := range s.Calls() {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendJSONString(b, s.Calls[i].Name)
+		b = appendJSONString(b, c.Name)
 	}
 	b = appendInt(append(b, `],"pid":`...), trace.PidOf(s.GlobalTid))
 	b = appendInt(append(b, `,"tid":`...), trace.TidOf(s.GlobalTid))
@@ -31,7 +31,7 @@ func appendSyncJSON(b []byte, s *trace.Sync, site, thread string) []byte {
 	b = appendInt(append(b, `,"start_ns":`...), s.Start)
 	b = appendInt(append(b, `,"end_ns":`...), s.End)
 	b = appendInt(append(b, `,"blocked_ns":`...), s.Duration())
-	b = appendJSONString(append(b, `,"scope":`...), string(s.Scope))
+	b = appendJSONString(append(b, `,"scope":`...), s.Scope.String())
 	b = appendOptInt(append(b, `,"device":`...), s.Device, s.Device >= 0)
 	if s.Context >= 0 {
 		b = appendInt(append(b, `,"context":`...), s.Context)

@@ -108,11 +108,11 @@ func What(s *trace.Sync) string { return string(appendWhat(nil, s)) }
 
 // appendWhat appends What(s).
 func appendWhat(b []byte, s *trace.Sync) []byte {
-	for i := range s.Calls {
+	for i, c := range s.Calls() {
 		if i > 0 {
 			b = append(b, '+')
 		}
-		b = append(b, s.Calls[i].Name...)
+		b = append(b, c.Name...)
 	}
 	switch {
 	case s.Scope == trace.ScopeContext:

@@ -80,7 +80,7 @@ func TestWhatMatchesFmt(t *testing.T) {
 					s.Copy = &trace.Copy{FromActivity: true, Direction: trace.CopyKind(i % 20), SrcKind: trace.MemKind(i % 7), DstKind: 2, Bytes: int64(i)}
 					s.Waited = trace.Waited{Ops: i, BusyNs: int64(i) * 12345}
 				case 5:
-					s.Calls = nil
+					s.SetCalls(nil)
 				}
 				if got, want := What(&s), refWhat(&s); got != want {
 					t.Errorf("%s sync %d variant %d: What %q, want %q", fx, i, v, got, want)

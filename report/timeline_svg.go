@@ -161,7 +161,7 @@ func layoutTimeline(tl *trace.Timeline, t *trace.Trace, s *trace.Sync, bubble tr
 	}
 
 	inSync := map[int64]bool{}
-	for _, c := range s.Calls {
+	for _, c := range s.Calls() {
 		inSync[c.CorrelationID] = true
 	}
 	for _, c := range tl.Calls {

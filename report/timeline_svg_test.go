@@ -70,8 +70,8 @@ func TestTimelineLayout(t *testing.T) {
 				marked++
 			}
 		}
-		if marked != len(s.Calls) {
-			t.Errorf("%s: %d calls marked as the sync's, it has %d", site.ID, marked, len(s.Calls))
+		if marked != len(s.Calls()) {
+			t.Errorf("%s: %d calls marked as the sync's, it has %d", site.ID, marked, len(s.Calls()))
 		}
 		gpuLanes := 0
 		for _, lane := range svg.Lanes {

@@ -93,13 +93,13 @@ func TestCorpus(t *testing.T) {
 			tr := loadFile(t, path, LoadOptions{})
 			var explicit, implicit, ordered int
 			for i, s := range tr.Syncs {
-				if s.End < s.Start || s.Index != i {
+				if s.End < s.Start || int(s.Index) != i {
 					t.Errorf("sync %d: bad window or index: %+v", i, s)
 				}
 				if i > 0 && s.Start >= tr.Syncs[i-1].Start {
 					ordered++
 				}
-				for _, c := range s.Calls {
+				for _, c := range s.Calls() {
 					switch c.Kind {
 					case CallStreamSync, CallEventSync, CallContextSync:
 						explicit++

@@ -92,7 +92,7 @@ func TestFixtures(t *testing.T) {
 			}
 			got, gotPerPid := map[string]int{}, map[string]int{}
 			for _, s := range tr.Syncs {
-				got[eventKey(s.Calls[0].CorrelationID, s.APIs(), string(s.Kind))]++
+				got[eventKey(s.Calls()[0].CorrelationID, s.APIs(), s.Kind.String())]++
 				gotPerPid[fmt.Sprint(PidOf(s.GlobalTid))]++
 			}
 			if len(gotPerPid) != tf.Processes {
@@ -160,23 +160,23 @@ func checkPythonLines(t *testing.T, tf truthFile, tr *Trace) {
 	}
 	checked := 0
 	for _, s := range tr.Syncs {
-		want, ok := lines[s.Calls[0].CorrelationID]
+		want, ok := lines[s.Calls()[0].CorrelationID]
 		if !ok {
 			continue
 		}
 		file, line := want[:strings.LastIndex(want, ":")], want[strings.LastIndex(want, ":")+1:]
 		found := ""
-		for _, f := range s.Python {
+		for _, f := range s.Python() {
 			if filepath.Base(f.File) == file {
 				found = fmt.Sprintf("%s:%d", file, f.Line)
 				break
 			}
 		}
 		if found != file+":"+line {
-			t.Errorf("sync at corr %d: program frame %q, truth %q", s.Calls[0].CorrelationID, found, want)
+			t.Errorf("sync at corr %d: program frame %q, truth %q", s.Calls()[0].CorrelationID, found, want)
 		}
-		if len(s.Native) == 0 {
-			t.Errorf("sync at corr %d has no native frames", s.Calls[0].CorrelationID)
+		if len(s.Native()) == 0 {
+			t.Errorf("sync at corr %d has no native frames", s.Calls()[0].CorrelationID)
 		}
 		checked++
 	}

@@ -19,7 +19,7 @@ func (x *Export) attachNativeFrames(ctx context.Context, syncs []Sync, ev *Evide
 	}
 	want := map[int64]bool{}
 	for i := range syncs {
-		for _, c := range syncs[i].Calls {
+		for _, c := range syncs[i].Calls() {
 			if c.CallchainID >= 0 {
 				want[c.CallchainID] = true
 			}
@@ -67,9 +67,10 @@ func (x *Export) attachNativeFrames(ctx context.Context, syncs []Sync, ev *Evide
 	}
 	for i := range syncs {
 		// The last call (the sync proper) carries the deciding stack.
-		for j := len(syncs[i].Calls) - 1; j >= 0; j-- {
-			if f, ok := frames[syncs[i].Calls[j].CallchainID]; ok && syncs[i].Calls[j].CallchainID >= 0 {
-				syncs[i].Native = f
+		calls := syncs[i].Calls()
+		for j := len(calls) - 1; j >= 0; j-- {
+			if f, ok := frames[calls[j].CallchainID]; ok && calls[j].CallchainID >= 0 {
+				syncs[i].ownDetail().native = f
 				ev.Backtraces = true
 				break
 			}
@@ -97,7 +98,7 @@ func (x *Export) attachPythonFrames(ctx context.Context, syncs []Sync, domains m
 	type markKey struct{ tid, start int64 }
 	owner := map[markKey]int{}
 	for i := range syncs {
-		for _, c := range syncs[i].Calls {
+		for _, c := range syncs[i].Calls() {
 			if c.TwinStart >= 0 {
 				owner[markKey{c.GlobalTid, c.TwinStart}] = i
 			}
@@ -150,7 +151,7 @@ func (x *Export) attachPythonFrames(ctx context.Context, syncs []Sync, domains m
 		for j, f := range p.ids {
 			out[j] = PyFrame{Function: html.UnescapeString(strs[f[0]]), File: html.UnescapeString(strs[f[1]]), Line: f[2]}
 		}
-		syncs[i].Python = out
+		syncs[i].ownDetail().python = out
 		ev.PythonFrames = true
 	}
 	return nil

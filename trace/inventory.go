@@ -16,20 +16,24 @@ func buildSyncs(calls []Call, act *activity, si *streamInfo) []Sync {
 	out := make([]Sync, 0, n)
 	var kept copyArena
 	lastOnThread := map[int64]int{} // globalTid -> index in calls of its previous call
-	// linked[i]: index in out of the sync that call i (a copy) made on its
-	// own, -1 for none.
+	// linked[i]: index in out of the slot that call i (a copy blocking on
+	// its own) keeps for the stream sync that completes it, -1 for none.
 	linked := make([]int32, len(calls))
 	for i := range calls {
 		c := &calls[i]
 		prev := lastOnThread[c.GlobalTid]
 		lastOnThread[c.GlobalTid] = i
 		linked[i] = -1
-		if plan[i] == planNone {
+		switch plan[i] {
+		case planNone:
+			continue
+		case planReplaced: // a slot in time order, filled by the stream sync
+			linked[i] = int32(len(out))
+			out = append(out, Sync{})
 			continue
 		}
 		s, _ := describeCall(calls[i:i+1:i+1], act, si)
 		if plan[i] == planAlone {
-			linked[i] = int32(len(out))
 			s.Copy = kept.keep(s.Copy)
 			out = append(out, s)
 			continue
@@ -37,9 +41,9 @@ func buildSyncs(calls []Call, act *activity, si *streamInfo) []Sync {
 		p := &calls[prev]
 		cp := copyOf(p, act)
 		if prev == i-1 {
-			s.Calls = calls[prev : i+1 : i+1]
+			s.SetCalls(calls[prev : i+1])
 		} else {
-			s.Calls = []Call{*p, *c}
+			s.SetCalls([]Call{*p, *c})
 		}
 		s.Start = p.Start
 		if !s.Resolved && cp.FromActivity {
@@ -48,24 +52,25 @@ func buildSyncs(calls []Call, act *activity, si *streamInfo) []Sync {
 		}
 		s.Kind = Implicit
 		s.Copy = kept.keep(cp)
-		s.Reason = linkedReason(copyReason(cp, p))
-		if j := linked[prev]; j >= 0 { // the copy alone was a sync: replace it
+		s.Reason = copyReason(cp, p).ThenStreamSync()
+		if j := linked[prev]; j >= 0 { // the copy blocks on its own: take its place
 			out[j] = s
 		} else {
 			out = append(out, s)
 		}
 	}
 	for i := range out {
-		out[i].Index = i
+		out[i].Index = int32(i)
 	}
 	return out
 }
 
 // What a call makes, decided by planSyncs.
 const (
-	planNone   = iota // no sync
-	planAlone         // a sync of its own
-	planLinked        // a stream sync completing the thread's previous call, a copy
+	planNone     = iota // no sync
+	planAlone           // a sync of its own
+	planLinked          // a stream sync completing the thread's previous call, a copy
+	planReplaced        // a copy that blocks on its own, replaced by its planLinked stream sync
 )
 
 // planSyncs decides what each call makes, marks the calls that block on
@@ -84,7 +89,9 @@ func planSyncs(calls []Call, act *activity, si *streamInfo) ([]uint8, int) {
 			p := &calls[prev]
 			if cp := copyOf(p, act); p.Kind == CallMemcpy && cp != nil && linksTo(p, cp, c, &s) {
 				plan[i] = planLinked
-				if plan[prev] != planAlone { // else this sync replaces the copy's
+				if plan[prev] == planAlone { // this sync replaces the copy's
+					plan[prev] = planReplaced
+				} else {
 					n++
 				}
 				continue
@@ -149,9 +156,9 @@ func describeCall(one []Call, act *activity, si *streamInfo) (Sync, bool) {
 	c := &one[0]
 	pid := pidOf(c.GlobalTid)
 	s := Sync{
-		Calls: one, GlobalTid: c.GlobalTid, GlobalPid: pid, Start: c.Start, End: c.End,
+		calls: c, nCalls: 1, GlobalTid: c.GlobalTid, GlobalPid: pid, Start: c.Start, End: c.End,
 		Scope: ScopeContext, Device: -1, Context: -1, Stream: -1, EventID: -1, Kind: Explicit,
-		Reason: c.Kind.String(), waitCorr: c.CorrelationID,
+		Reason: reasonOf(c.Kind), waitCorr: c.CorrelationID,
 	}
 	rec, hasRec := act.syncRow(pid, c.CorrelationID)
 	switch c.Kind {
@@ -238,41 +245,26 @@ func normDirection(k CopyKind) CopyKind {
 	return k
 }
 
-// linkedReason is the reason of a copy completed by a stream sync; the
-// common ones are constants, so that a million syncs share them.
-func linkedReason(copyReason string) string {
-	switch copyReason {
-	case "pageable-dtoh-copy":
-		return "pageable-dtoh-copy+stream-sync"
-	case "dtoh-copy":
-		return "dtoh-copy+stream-sync"
-	case "pageable-htod-copy":
-		return "pageable-htod-copy+stream-sync"
-	case "htod-copy":
-		return "htod-copy+stream-sync"
-	}
-	return copyReason + "+stream-sync"
-}
-
-func copyReason(cp *Copy, c *Call) string {
+// copyReason is the reason of a sync made by copy or memset cp of call c.
+func copyReason(cp *Copy, c *Call) Reason {
 	if cp.Memset {
-		return "memset"
+		return ReasonMemset
 	}
 	switch normDirection(cp.Direction) {
 	case CopyDtoH:
 		if cp.DstKind == MemPageable {
-			return "pageable-dtoh-copy"
+			return ReasonPageableDtoH
 		}
-		return "dtoh-copy"
+		return ReasonDtoH
 	case CopyHtoD:
 		if cp.SrcKind == MemPageable {
-			return "pageable-htod-copy"
+			return ReasonPageableHtoD
 		}
-		return "htod-copy"
+		return ReasonHtoD
 	case CopyHtoH:
-		return "htoh-copy"
+		return ReasonHtoH
 	case CopyDtoD, CopyPtoP:
-		return "dtod-copy"
+		return ReasonDtoD
 	}
-	return "copy"
+	return ReasonCopy
 }

@@ -110,7 +110,7 @@ func (x *Export) Load(ctx context.Context, opt LoadOptions) (*Trace, error) {
 		return nil, err
 	}
 	for i := range syncs {
-		syncs[i].Index = i
+		syncs[i].Index = int32(i)
 	}
 	t.Syncs = syncs
 	return t, nil

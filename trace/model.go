@@ -1,5 +1,7 @@
 package trace
 
+import "unsafe"
+
 // Trace is what Load reads from an export: the context of the run and the
 // inventory of host syncs inside the analysed region.
 type Trace struct {
@@ -90,74 +92,77 @@ type Stats struct {
 	RowsScanned    int64
 }
 
-// SyncKind separates syncs the program asked for from those a call implies.
-type SyncKind string
-
-// The kinds of sync.
-const (
-	Explicit SyncKind = "explicit"
-	Implicit SyncKind = "implicit"
-)
-
-// Scope says what a sync waited for.
-type Scope string
-
-// Wait scopes.
-const (
-	ScopeStream  Scope = "stream"  // one stream (or all blocking streams for the legacy stream)
-	ScopeEvent   Scope = "event"   // the work before an event record
-	ScopeContext Scope = "context" // every stream of the process
-)
-
 // Sync is one host-blocking event: one call, or a device-to-host copy and
-// the stream synchronize that follows it (PyTorch's .item()).
+// the stream synchronize that follows it (PyTorch's .item()). A trace may
+// hold millions: the fields are ordered without padding, the small ones
+// packed at the end, and what lean exports lack sits behind one pointer.
 type Sync struct {
-	Index     int
-	Kind      SyncKind
-	Reason    string // e.g. "stream-sync", "dtoh-copy+stream-sync", "pageable-htod-copy", "free"
-	Calls     []Call
+	// calls: the first of the sync's nCalls calls (Calls), inside the
+	// array Load read them into.
+	calls *Call
+
 	GlobalTid int64
 	GlobalPid int64
 	// Start and End bound the host's wait: from the first call's start to
 	// the last call's end.
 	Start, End int64
 
-	Scope    Scope
-	Device   int64 // -1 when unknown
-	Context  int64 // -1 when unknown
-	Stream   int64 // -1 when unknown or for context scope
-	EventID  int64 // -1 when not an event sync
-	Legacy   bool  // waited on the legacy default stream (all blocking streams)
-	Resolved bool  // the awaited stream/event was found in the trace
+	Device  int64 // -1 when unknown
+	Context int64 // -1 when unknown
+	Stream  int64 // -1 when unknown or for context scope
+	EventID int64 // -1 when not an event sync
 
 	Copy *Copy // the copy or memset behind an implicit sync
 
 	Waited Waited
 	Gap    Gap
 
-	Native []Frame
-	Python []PyFrame
-	NVTX   []RangeRef // enclosing ranges, outer to inner
+	NVTX []RangeRef // enclosing ranges, outer to inner
+
+	// detail: native and Python frames, the ops before (Native, Python,
+	// OpsBefore); nil when the export has none for this sync.
+	detail *syncDetail
 
 	// waitCorr: GPU work enqueued by the process before this correlation
 	// id (in the sync's scope) is what the host waited for.
 	waitCorr int64
 
-	// OpsBefore are the push/pop NVTX ranges of the sync's thread that ran
-	// after the thread's previous sync returned and ended before this one
-	// began — with --pytorch=autograd-nvtx, the aten ops that led up to it —
-	// outermost only, the latest MaxOpsBefore, in time order. Read only
-	// from exports whose syncs lie inside aten ranges.
-	OpsBefore []RangeRef
+	Index    int32 // position in Trace.Syncs
+	nCalls   uint32
+	Kind     SyncKind
+	Reason   Reason // e.g. stream-sync, dtoh-copy+stream-sync, pageable-htod-copy, free
+	Scope    Scope
+	Legacy   bool // waited on the legacy default stream (all blocking streams)
+	Resolved bool // the awaited stream/event was found in the trace
 }
 
 // Duration is the host's blocked time.
 func (s *Sync) Duration() int64 { return s.End - s.Start }
 
+// Calls returns the sync's calls in time order: one, or the copy and the
+// stream synchronize that completed it. The slice shares the trace's
+// memory: its capacity is its length, so appending copies it.
+func (s *Sync) Calls() []Call {
+	if s.nCalls == 0 {
+		return nil
+	}
+	return unsafe.Slice(s.calls, s.nCalls)
+}
+
+// SetCalls makes calls the sync's calls; the sync refers to them, it does
+// not copy them.
+func (s *Sync) SetCalls(calls []Call) {
+	s.calls, s.nCalls = nil, uint32(len(calls))
+	if len(calls) > 0 {
+		s.calls = &calls[0]
+	}
+}
+
 // APIs lists the normalised names of the sync's calls.
 func (s *Sync) APIs() []string {
-	out := make([]string, len(s.Calls))
-	for i, c := range s.Calls {
+	calls := s.Calls()
+	out := make([]string, len(calls))
+	for i, c := range calls {
 		out[i] = c.Name
 	}
 	return out
@@ -180,8 +185,9 @@ type Call struct {
 	async, peer bool // from the API name: an Async variant, a peer copy
 }
 
-// CopyKind is a memcpy direction (ENUM_CUDA_MEMCPY_OPER).
-type CopyKind int64
+// CopyKind is a memcpy direction (ENUM_CUDA_MEMCPY_OPER). Two bytes: with
+// the memory kinds and the flags, eight bytes of a Copy.
+type CopyKind int16
 
 // Copy directions.
 const (
@@ -193,8 +199,8 @@ const (
 	CopyPtoP    CopyKind = 10
 )
 
-// MemKind is a memory kind (ENUM_CUDA_MEM_KIND).
-type MemKind int64
+// MemKind is a memory kind (ENUM_CUDA_MEM_KIND), in two bytes.
+type MemKind int16
 
 // Memory kinds.
 const (

@@ -1,11 +1,9 @@
 package trace
 
 import (
-	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
-	"slices"
 	"sort"
 	"strings"
 )
@@ -102,7 +100,8 @@ func mergeIntervals(in []Interval) []Interval {
 
 // attachRanges streams the NVTX ranges once and gives each sync the ranges
 // that enclose it: push/pop ranges of its thread, start/end ranges of its
-// process.
+// process. Syncs of a thread inside the same ranges share one list
+// (rangeHits.attach).
 func (x *Export) attachRanges(ctx context.Context, syncs []Sync, domains map[domainKey]string, st *Stats, ev *Evidence) error {
 	s := x.Schema
 	if !s.HasColumn(tableNVTX, "start") || len(syncs) == 0 {
@@ -115,12 +114,7 @@ func (x *Export) attachRanges(ctx context.Context, syncs []Sync, domains map[dom
 		byProcess[syncs[i].GlobalPid] = append(byProcess[syncs[i].GlobalPid], i)
 	}
 	// syncs are in time order, so each list is sorted by Start.
-	type pending struct {
-		sync   int
-		textID int64
-		ref    RangeRef
-	}
-	var found []pending
+	var hits rangeHits
 	q := fmt.Sprintf(`SELECT start, "end", eventType, globalTid, text, %s, %s FROM %s WHERE eventType IN (%d,%d,%d,%d) AND "end" IS NOT NULL`,
 		s.col(tableNVTX, "textId", "NULL"), s.col(tableNVTX, "domainId", "0"), s.Name(tableNVTX),
 		nvtxPushPop, nvtxStartEnd, nvtxtPushPop, nvtxtStartEnd)
@@ -132,17 +126,22 @@ func (x *Export) attachRanges(ctx context.Context, syncs []Sync, domains map[dom
 			list = byProcess[pidOf(tid.Int64)]
 		}
 		k := sort.Search(len(list), func(i int) bool { return syncs[list[i]].Start >= start.Int64 })
+		r := int32(-1) // the row in hits.ranges, once it encloses a sync
 		for ; k < len(list) && syncs[list[k]].Start < end.Int64; k++ {
 			if syncs[list[k]].End > end.Int64 {
 				continue
 			}
-			ref := RangeRef{Name: text.String, Domain: domains[domainKey{pidOf(tid.Int64), dom.Int64}], Start: start.Int64, End: end.Int64}
-			if ref.Name == "" && textID.Valid {
-				found = append(found, pending{sync: list[k], textID: textID.Int64, ref: ref})
-				continue
+			if r < 0 {
+				ref := RangeRef{Name: text.String, Domain: domains[domainKey{pidOf(tid.Int64), dom.Int64}], Start: start.Int64, End: end.Int64}
+				id := int64(-1)
+				if ref.Name == "" && textID.Valid {
+					id = textID.Int64
+				} else {
+					ev.AutogradNVTX = ev.AutogradNVTX || strings.HasPrefix(ref.Name, "aten::")
+				}
+				r = hits.add(ref, id)
 			}
-			ev.AutogradNVTX = ev.AutogradNVTX || strings.HasPrefix(ref.Name, "aten::")
-			syncs[list[k]].NVTX = append(syncs[list[k]].NVTX, ref)
+			hits.pairs = append(hits.pairs, rangePair{sync: int32(list[k]), rng: r})
 		}
 		return nil
 	})
@@ -153,29 +152,25 @@ func (x *Export) attachRanges(ctx context.Context, syncs []Sync, domains map[dom
 	st.RowsScanned += n
 	ev.NVTX = ev.NVTX || n > 0
 	ids := map[int64]bool{}
-	for _, p := range found {
-		ids[p.textID] = true
+	for _, id := range hits.textIDs {
+		if id >= 0 {
+			ids[id] = true
+		}
 	}
 	strs, err := x.lookupStrings(ctx, ids)
 	if err != nil {
 		return err
 	}
-	for _, p := range found {
-		p.ref.Name = strs[p.textID]
-		if strings.HasPrefix(p.ref.Name, "aten::") {
+	for i, id := range hits.textIDs {
+		if id < 0 {
+			continue
+		}
+		hits.ranges[i].Name = strs[id]
+		if strings.HasPrefix(hits.ranges[i].Name, "aten::") {
 			ev.AutogradNVTX = true
 		}
-		syncs[p.sync].NVTX = append(syncs[p.sync].NVTX, p.ref)
 	}
-	for i := range syncs {
-		r := syncs[i].NVTX
-		slices.SortStableFunc(r, func(a, b RangeRef) int {
-			if c := cmp.Compare(a.Start, b.Start); c != 0 {
-				return c
-			}
-			return cmp.Compare(b.End, a.End)
-		})
-	}
+	hits.attach(syncs)
 	return nil
 }
 

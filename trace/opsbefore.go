@@ -94,7 +94,7 @@ func (x *Export) attachOpsBefore(ctx context.Context, syncs []Sync, domains map[
 				refs[j].Name = strs[p.textID]
 			}
 		}
-		syncs[i].OpsBefore = refs
+		syncs[i].ownDetail().opsBefore = refs
 	}
 	return nil
 }

@@ -24,18 +24,19 @@ func TestOpsBefore(t *testing.T) {
 		prevEnd := map[int64]int64{}
 		for i := range tr.Syncs {
 			s := &tr.Syncs[i]
-			if len(s.OpsBefore) > 0 {
+			ops := s.OpsBefore()
+			if len(ops) > 0 {
 				filled++
 			}
-			if len(s.OpsBefore) > MaxOpsBefore {
-				t.Errorf("%s e%d: %d ops before, max %d", tc.fixture, i+1, len(s.OpsBefore), MaxOpsBefore)
+			if len(ops) > MaxOpsBefore {
+				t.Errorf("%s e%d: %d ops before, max %d", tc.fixture, i+1, len(ops), MaxOpsBefore)
 			}
-			for j, r := range s.OpsBefore {
+			for j, r := range ops {
 				if r.End > s.Start || (prevEnd[s.GlobalTid] != 0 && r.Start < prevEnd[s.GlobalTid]) {
 					t.Errorf("%s e%d: range %q [%d, %d] is outside the gap before the sync", tc.fixture, i+1, r.Name, r.Start, r.End)
 				}
-				if j > 0 && r.Start < s.OpsBefore[j-1].End {
-					t.Errorf("%s e%d: range %q is nested in %q: only outermost ranges are kept", tc.fixture, i+1, r.Name, s.OpsBefore[j-1].Name)
+				if j > 0 && r.Start < ops[j-1].End {
+					t.Errorf("%s e%d: range %q is nested in %q: only outermost ranges are kept", tc.fixture, i+1, r.Name, ops[j-1].Name)
 				}
 			}
 			prevEnd[s.GlobalTid] = s.End
@@ -55,7 +56,7 @@ func TestOpsBefore(t *testing.T) {
 			continue
 		}
 		var names []string
-		for _, r := range s.OpsBefore {
+		for _, r := range s.OpsBefore() {
 			names = append(names, r.Name)
 		}
 		joined := strings.Join(names, " | ")

@@ -28,7 +28,7 @@ func TestSchemaVariants(t *testing.T) {
 				t.Errorf("evidence claims what is absent: %+v, %d GPUs, version %q", tr.Evidence, len(tr.GPUs), tr.Schema.NsysVersion)
 			}
 			for _, s := range tr.Syncs {
-				if s.Calls[len(s.Calls)-1].Kind == CallStreamSync && s.Copy == nil && s.Resolved {
+				if calls := s.Calls(); calls[len(calls)-1].Kind == CallStreamSync && s.Copy == nil && s.Resolved {
 					t.Errorf("sync %d resolved without a synchronization record", s.Index)
 				}
 			}
@@ -78,7 +78,7 @@ func TestSchemaVariants(t *testing.T) {
 func countExplicit(tr *Trace) int {
 	n := 0
 	for _, s := range tr.Syncs {
-		for _, c := range s.Calls {
+		for _, c := range s.Calls() {
 			if c.Kind == CallStreamSync || c.Kind == CallEventSync || c.Kind == CallContextSync {
 				n++
 			}

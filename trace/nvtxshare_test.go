@@ -1,0 +1,68 @@
+package trace
+
+import (
+	"cmp"
+	"math/rand"
+	"slices"
+	"testing"
+)
+
+// TestRangeHitsAttach checks rangeHits.attach against appending each range
+// to each sync it encloses and sorting each list (stable, outer first),
+// names given as text before those looked up by id; and that syncs of one
+// thread inside the same ranges share one list.
+func TestRangeHitsAttach(t *testing.T) {
+	rng := rand.New(rand.NewSource(8))
+	for round := 0; round < 50; round++ {
+		syncs := make([]Sync, 1+rng.Intn(60))
+		for i := range syncs {
+			syncs[i].GlobalTid = int64(rng.Intn(3))
+		}
+		var h rangeHits
+		want := make([][]RangeRef, len(syncs))
+		var late []rangePair // names by id go after the others, as before
+		for r := 0; r < rng.Intn(40); r++ {
+			ref := RangeRef{Name: string(rune('a' + r)), Start: int64(rng.Intn(4)), End: int64(5 + rng.Intn(3))}
+			id := int64(-1)
+			if rng.Intn(3) == 0 {
+				id = int64(r)
+			}
+			idx := int32(-1)
+			for i := range syncs {
+				if rng.Intn(3) != 0 {
+					continue
+				}
+				if idx < 0 {
+					idx = h.add(ref, id)
+				}
+				h.pairs = append(h.pairs, rangePair{int32(i), idx})
+				if id >= 0 {
+					late = append(late, rangePair{int32(i), idx})
+				} else {
+					want[i] = append(want[i], ref)
+				}
+			}
+		}
+		for _, p := range late {
+			want[p.sync] = append(want[p.sync], h.ranges[p.rng])
+		}
+		for _, w := range want {
+			slices.SortStableFunc(w, func(a, b RangeRef) int { return cmp.Or(cmp.Compare(a.Start, b.Start), cmp.Compare(b.End, a.End)) })
+		}
+		h.attach(syncs)
+		for i := range syncs {
+			if got := syncs[i].NVTX; !slices.Equal(got, want[i]) || cap(got) != len(got) {
+				t.Fatalf("round %d sync %d: %v (cap %d), want %v", round, i, got, cap(got), want[i])
+			}
+			for j := i - 1; j >= 0; j-- {
+				if syncs[j].GlobalTid != syncs[i].GlobalTid || len(want[j]) == 0 {
+					continue
+				}
+				if slices.Equal(want[j], want[i]) && &syncs[j].NVTX[0] != &syncs[i].NVTX[0] {
+					t.Errorf("round %d: syncs %d and %d of thread %d have the same ranges in two lists", round, j, i, syncs[i].GlobalTid)
+				}
+				break
+			}
+		}
+	}
+}
