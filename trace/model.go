@@ -172,12 +172,12 @@ func (s *Sync) APIs() []string {
 // in).
 type Call struct {
 	Name          string // normalised
-	Kind          CallKind
 	Start, End    int64
 	GlobalTid     int64
 	CorrelationID int64
 	CallchainID   int64 // -1 when none; 0 is a valid id
 	TwinStart     int64 // start of the eventClass-67 row, -1 when none
+	Kind          CallKind
 	// Blocking: the call blocks the host on its own (a pinned .item() copy
 	// does not; its stream synchronize does).
 	Blocking bool
