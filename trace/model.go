@@ -117,7 +117,9 @@ type Sync struct {
 	Waited Waited
 	Gap    Gap
 
-	NVTX []RangeRef // enclosing ranges, outer to inner
+	// nvtx: the enclosing ranges (NVTX), shared by the syncs of a thread
+	// inside the same ranges; nil for none.
+	nvtx *[]RangeRef
 
 	// detail: native and Python frames, the ops before (Native, Python,
 	// OpsBefore); nil when the export has none for this sync.
@@ -155,6 +157,25 @@ func (s *Sync) SetCalls(calls []Call) {
 	s.calls, s.nCalls = nil, uint32(len(calls))
 	if len(calls) > 0 {
 		s.calls = &calls[0]
+	}
+}
+
+// NVTX returns the NVTX ranges that enclose the sync, outer to inner. Syncs
+// inside the same ranges may share the slice: its capacity is its length,
+// so appending copies it, and its elements are not to be changed.
+func (s *Sync) NVTX() []RangeRef {
+	if s.nvtx == nil {
+		return nil
+	}
+	return *s.nvtx
+}
+
+// SetNVTX makes r the ranges that enclose the sync; the sync refers to
+// them, it does not copy them.
+func (s *Sync) SetNVTX(r []RangeRef) {
+	s.nvtx = nil
+	if r != nil {
+		s.nvtx = &r
 	}
 }
 

@@ -32,8 +32,8 @@ func TestSyncSize(t *testing.T) {
 	if unsafe.Sizeof(uintptr(0)) != 8 {
 		t.Skip("sizes for 64-bit platforms")
 	}
-	if n := unsafe.Sizeof(Sync{}); n > 192 {
-		t.Errorf("a Sync takes %d bytes, more than 192", n)
+	if n := unsafe.Sizeof(Sync{}); n > 176 {
+		t.Errorf("a Sync takes %d bytes, more than 176", n)
 	}
 	if n := unsafe.Sizeof(Copy{}); n > 64 {
 		t.Errorf("a Copy takes %d bytes, more than 64", n)
