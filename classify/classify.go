@@ -158,7 +158,7 @@ func userStart(frames []trace.Frame) int {
 // folded so that iterations ("step12") share a path.
 func nvtxPath(s *trace.Sync) []string {
 	var out []string
-	for _, r := range s.NVTX {
+	for _, r := range s.NVTX() {
 		out = append(out, foldDigits(r.Name))
 	}
 	return out

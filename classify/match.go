@@ -62,7 +62,7 @@ func newFacts(s *trace.Sync, native []trace.Frame, nativeAt []int, src *sourceRe
 			}
 		}
 	}
-	for _, r := range s.NVTX {
+	for _, r := range s.NVTX() {
 		if name, _, ok := atenName(r.Name); ok {
 			f.aten = append(f.aten, name)
 		}

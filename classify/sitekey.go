@@ -41,7 +41,7 @@ func appendSiteKey(b []byte, s *trace.Sync) []byte {
 	b = append(append(b, '|'), s.Reason.String()...)
 	b = strconv.AppendInt(append(b, '|'), s.Stream, 10)
 	b = append(b, '|')
-	for i, r := range s.NVTX {
+	for i, r := range s.NVTX() {
 		if i > 0 {
 			b = append(b, '/')
 		}

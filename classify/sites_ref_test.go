@@ -61,7 +61,7 @@ func refSiteKey(s *trace.Sync) (string, Location) {
 		return "native|" + apis + "|" + strings.Join(frames, ";"), siteLocation(s)
 	}
 	var nvtx []string
-	for _, r := range s.NVTX {
+	for _, r := range s.NVTX() {
 		var b strings.Builder
 		inDigits := false
 		for _, c := range r.Name {
@@ -112,7 +112,8 @@ func TestSitesMatchReference(t *testing.T) {
 		s := &mixed.Syncs[i]
 		s.Start = int64((i * 7919) % 1013)
 		if i%3 == 0 {
-			s.NVTX = append(s.NVTX[:len(s.NVTX):len(s.NVTX)], trace.RangeRef{Name: names[i%len(names)]})
+			n := s.NVTX()
+			s.SetNVTX(append(n[:len(n):len(n)], trace.RangeRef{Name: names[i%len(names)]}))
 		}
 		if i%5 == 0 {
 			s.SetNative(append([]trace.Frame{{Module: "libcuda.so.1", Symbol: "cuLaunch"}, {Unresolved: true}}, s.Native()...))

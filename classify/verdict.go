@@ -152,7 +152,7 @@ func factsKey(buf []byte, s *trace.Sync, native []trace.Frame, nativeAt []int, p
 		b = append(append(append(b, ':'), f.Function...), 0)
 	}
 	b = append(b, "|nvtx "...)
-	for _, r := range s.NVTX {
+	for _, r := range s.NVTX() {
 		b = append(append(b, r.Name...), 0)
 	}
 	b = append(b, "|before "...)

@@ -43,7 +43,7 @@ func loadFixture(tb testing.TB, name, nvtx string) *fixture {
 func (f *fixture) syncsInRange(prefix string) []int {
 	var out []int
 	for i, s := range f.t.Syncs {
-		for _, r := range s.NVTX {
+		for _, r := range s.NVTX() {
 			if strings.HasPrefix(r.Name, prefix) {
 				out = append(out, i)
 				break

@@ -105,7 +105,7 @@ func groundTruthGroups(f *fixture) []Group {
 	seen := map[string]bool{}
 	var out []Group
 	for _, s := range f.t.Syncs {
-		for _, r := range s.NVTX {
+		for _, r := range s.NVTX() {
 			if strings.HasPrefix(r.Name, "sync:") && !seen[r.Name] {
 				seen[r.Name] = true
 				out = append(out, Group{ID: r.Name, Syncs: f.syncsInRange(r.Name)})

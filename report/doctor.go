@@ -228,7 +228,7 @@ func rangeSummaries(t *trace.Trace) (ranges, aten []RangeSummary) {
 	}
 	byKey := map[key]*acc{}
 	for i := range t.Syncs {
-		for _, r := range t.Syncs[i].NVTX {
+		for _, r := range t.Syncs[i].NVTX() {
 			if r.Domain == trace.PythonBacktraceDomain {
 				continue
 			}

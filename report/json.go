@@ -270,9 +270,9 @@ func syncJSON(t *trace.Trace, s *trace.Sync, site string) SyncJSON {
 	if c := s.Copy; c != nil {
 		j.Copy = &CopyJSON{Direction: DirectionName(c), Src: MemName(c.SrcKind), Dst: MemName(c.DstKind), Bytes: c.Bytes}
 	}
-	if len(s.NVTX) > 0 {
-		j.NVTX = make([]string, len(s.NVTX))
-		for i, r := range s.NVTX {
+	if nvtx := s.NVTX(); len(nvtx) > 0 {
+		j.NVTX = make([]string, len(nvtx))
+		for i, r := range nvtx {
 			j.NVTX[i] = r.Name
 		}
 	}

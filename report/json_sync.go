@@ -59,11 +59,11 @@ func appendSyncJSON(b []byte, s *trace.Sync, site, thread string) []byte {
 	b = appendInt(append(b, `,"idle_before_ns":`...), s.Gap.IdleBeforeNs)
 	b = appendInt(append(b, `,"idle_after_ns":`...), s.Gap.IdleAfterNs)
 	b = append(b, `},"nvtx":[`...)
-	for i := range s.NVTX {
+	for i, r := range s.NVTX() {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendJSONString(b, s.NVTX[i].Name)
+		b = appendJSONString(b, r.Name)
 	}
 	return append(b, "]}"...)
 }

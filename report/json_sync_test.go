@@ -73,7 +73,7 @@ func TestAppendSyncJSONMatchesMarshal(t *testing.T) {
 		// Kind, Scope and Reason are codes (no hostile text): the zero
 		// values print as "".
 		s.Reason, s.Kind, s.Scope = trace.ReasonPageableDtoH.ThenStreamSync(), 0, 0
-		s.NVTX = []trace.RangeRef{{Name: hostile}, {Name: "step12"}}
+		s.SetNVTX([]trace.RangeRef{{Name: hostile}, {Name: "step12"}})
 		s.SetCalls([]trace.Call{{Name: "cudaMemcpy<&>"}, {Name: "cudaStreamSynchronize"}})
 		for _, v := range [][4]int64{{-1, -1, -1, -1}, {0, 0, 0, 0}, {3, 7, 0xFFFFFFFF, 9}, {1, -1, 5, -1}} {
 			s.Device, s.Context, s.EventID, s.Stream = v[0], v[1], v[2], v[3]
@@ -85,7 +85,7 @@ func TestAppendSyncJSONMatchesMarshal(t *testing.T) {
 			s.Copy = &trace.Copy{Direction: trace.CopyKind(v[0] + 2), SrcKind: trace.MemKind(v[1] + 2), DstKind: trace.MemKind(v[3] + 3), Bytes: v[2], Memset: v[0] == 0}
 			check("copy", &s, hostile)
 		}
-		s.NVTX = nil
+		s.SetNVTX(nil)
 		s.SetCalls(nil)
 		check("no calls", &s, "s1")
 	}

@@ -117,7 +117,9 @@ type Sync struct {
 	Waited Waited
 	Gap    Gap
 
-	NVTX []RangeRef // enclosing ranges, outer to inner
+	// nvtx: the enclosing ranges (NVTX), shared by the syncs of a thread
+	// inside the same ranges; nil for none.
+	nvtx *[]RangeRef
 
 	// detail: native and Python frames, the ops before (Native, Python,
 	// OpsBefore); nil when the export has none for this sync.
@@ -158,6 +160,25 @@ func (s *Sync) SetCalls(calls []Call) {
 	}
 }
 
+// NVTX returns the NVTX ranges that enclose the sync, outer to inner. Syncs
+// inside the same ranges may share the slice: its capacity is its length,
+// so appending copies it, and its elements are not to be changed.
+func (s *Sync) NVTX() []RangeRef {
+	if s.nvtx == nil {
+		return nil
+	}
+	return *s.nvtx
+}
+
+// SetNVTX makes r the ranges that enclose the sync; the sync refers to
+// them, it does not copy them.
+func (s *Sync) SetNVTX(r []RangeRef) {
+	s.nvtx = nil
+	if r != nil {
+		s.nvtx = &r
+	}
+}
+
 // APIs lists the normalised names of the sync's calls.
 func (s *Sync) APIs() []string {
 	calls := s.Calls()
@@ -172,12 +193,12 @@ func (s *Sync) APIs() []string {
 // in).
 type Call struct {
 	Name          string // normalised
-	Kind          CallKind
 	Start, End    int64
 	GlobalTid     int64
 	CorrelationID int64
 	CallchainID   int64 // -1 when none; 0 is a valid id
 	TwinStart     int64 // start of the eventClass-67 row, -1 when none
+	Kind          CallKind
 	// Blocking: the call blocks the host on its own (a pinned .item() copy
 	// does not; its stream synchronize does).
 	Blocking bool

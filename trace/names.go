@@ -6,8 +6,9 @@ import (
 	"strings"
 )
 
-// CallKind says what a CUDA API call of interest does.
-type CallKind int
+// CallKind says what a CUDA API call of interest does (one byte, beside
+// the flags of a Call).
+type CallKind uint8
 
 // The calls the inventory reads.
 const (

@@ -61,7 +61,7 @@ func (h *rangeHits) attach(syncs []Sync) {
 	}
 	type shared struct {
 		ids  []int32
-		refs []RangeRef
+		refs *[]RangeRef
 	}
 	last := map[int64]shared{} // by globalTid: the list of its previous sync with ranges
 	var block []RangeRef
@@ -73,7 +73,7 @@ func (h *rangeHits) attach(syncs []Sync) {
 		slices.SortStableFunc(ids, outer)
 		tid := syncs[i].GlobalTid
 		if prev, ok := last[tid]; ok && slices.Equal(prev.ids, ids) {
-			syncs[i].NVTX = prev.refs
+			syncs[i].nvtx = prev.refs
 			continue
 		}
 		if len(ids) > cap(block)-len(block) {
@@ -84,7 +84,7 @@ func (h *rangeHits) attach(syncs []Sync) {
 		for j, r := range ids {
 			refs[j] = h.ranges[r]
 		}
-		syncs[i].NVTX = refs
-		last[tid] = shared{ids, refs}
+		syncs[i].nvtx = &refs
+		last[tid] = shared{ids, &refs}
 	}
 }

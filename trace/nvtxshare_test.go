@@ -51,14 +51,14 @@ func TestRangeHitsAttach(t *testing.T) {
 		}
 		h.attach(syncs)
 		for i := range syncs {
-			if got := syncs[i].NVTX; !slices.Equal(got, want[i]) || cap(got) != len(got) {
+			if got := syncs[i].NVTX(); !slices.Equal(got, want[i]) || cap(got) != len(got) {
 				t.Fatalf("round %d sync %d: %v (cap %d), want %v", round, i, got, cap(got), want[i])
 			}
 			for j := i - 1; j >= 0; j-- {
 				if syncs[j].GlobalTid != syncs[i].GlobalTid || len(want[j]) == 0 {
 					continue
 				}
-				if slices.Equal(want[j], want[i]) && &syncs[j].NVTX[0] != &syncs[i].NVTX[0] {
+				if slices.Equal(want[j], want[i]) && syncs[j].nvtx != syncs[i].nvtx {
 					t.Errorf("round %d: syncs %d and %d of thread %d have the same ranges in two lists", round, j, i, syncs[i].GlobalTid)
 				}
 				break

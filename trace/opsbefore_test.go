@@ -52,7 +52,7 @@ func TestOpsBefore(t *testing.T) {
 	found := 0
 	for i := range tr.Syncs {
 		s := &tr.Syncs[i]
-		if len(s.NVTX) < 3 || !strings.HasPrefix(s.NVTX[2].Name, "aten::masked_select, op_id") { // no "seq": under no_grad
+		if len(s.NVTX()) < 3 || !strings.HasPrefix(s.NVTX()[2].Name, "aten::masked_select, op_id") { // no "seq": under no_grad
 			continue
 		}
 		var names []string
