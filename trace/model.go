@@ -160,9 +160,10 @@ func (s *Sync) SetCalls(calls []Call) {
 	}
 }
 
-// NVTX returns the NVTX ranges that enclose the sync, outer to inner. Syncs
-// inside the same ranges may share the slice: its capacity is its length,
-// so appending copies it, and its elements are not to be changed.
+// NVTX returns the NVTX ranges that enclose the sync, outer to inner. The
+// syncs of a thread inside the same ranges share the slice Load built:
+// its capacity is its length, so appending copies it, and its elements
+// are not to be changed.
 func (s *Sync) NVTX() []RangeRef {
 	if s.nvtx == nil {
 		return nil

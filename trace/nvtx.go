@@ -107,13 +107,9 @@ func (x *Export) attachRanges(ctx context.Context, syncs []Sync, domains map[dom
 	if !s.HasColumn(tableNVTX, "start") || len(syncs) == 0 {
 		return nil
 	}
-	byThread := map[int64][]int{}
-	byProcess := map[int64][]int{}
-	for i := range syncs {
-		byThread[syncs[i].GlobalTid] = append(byThread[syncs[i].GlobalTid], i)
-		byProcess[syncs[i].GlobalPid] = append(byProcess[syncs[i].GlobalPid], i)
-	}
 	// syncs are in time order, so each list is sorted by Start.
+	byThread := syncLists(syncs, func(s *Sync) int64 { return s.GlobalTid })
+	byProcess := syncLists(syncs, func(s *Sync) int64 { return s.GlobalPid })
 	var hits rangeHits
 	q := fmt.Sprintf(`SELECT start, "end", eventType, globalTid, text, %s, %s FROM %s WHERE eventType IN (%d,%d,%d,%d) AND "end" IS NOT NULL`,
 		s.col(tableNVTX, "textId", "NULL"), s.col(tableNVTX, "domainId", "0"), s.Name(tableNVTX),
@@ -141,7 +137,7 @@ func (x *Export) attachRanges(ctx context.Context, syncs []Sync, domains map[dom
 				}
 				r = hits.add(ref, id)
 			}
-			hits.pairs = append(hits.pairs, rangePair{sync: int32(list[k]), rng: r})
+			hits.pairs.append(rangePair{sync: list[k], rng: r})
 		}
 		return nil
 	})

@@ -14,11 +14,31 @@ type rangeHits struct {
 	// textIDs: per range, the StringIds id of a name still to look up,
 	// -1 for a name the row gave as text.
 	textIDs []int64
-	pairs   []rangePair // in the order of the rows
+	pairs   chunked[rangePair] // in the order of the rows
 }
 
 // rangePair says that range rng (in rangeHits.ranges) encloses sync sync.
 type rangePair struct{ sync, rng int32 }
+
+// syncLists lists the indexes of the syncs by key (thread or process), in
+// the order of the syncs, carved from one array sized once.
+func syncLists(syncs []Sync, key func(*Sync) int64) map[int64][]int32 {
+	count := map[int64]int32{}
+	for i := range syncs {
+		count[key(&syncs[i])]++
+	}
+	all := make([]int32, 0, len(syncs))
+	out := make(map[int64][]int32, len(count))
+	for k, n := range count {
+		out[k] = all[len(all) : len(all) : len(all)+int(n)]
+		all = all[:len(all)+int(n)]
+	}
+	for i := range syncs {
+		k := key(&syncs[i])
+		out[k] = append(out[k], int32(i))
+	}
+	return out
+}
 
 // add records a range that encloses some sync and returns its index.
 func (h *rangeHits) add(ref RangeRef, textID int64) int32 {
@@ -36,19 +56,24 @@ func (h *rangeHits) attach(syncs []Sync) {
 	// The ranges of sync i are byRange[first[i]:first[i+1]], in the order
 	// of the rows (a stable counting sort of the pairs by sync).
 	first := make([]int32, len(syncs)+1)
-	for _, p := range h.pairs {
-		first[p.sync+1]++
+	for _, ch := range h.pairs.chunks {
+		for _, p := range ch {
+			first[p.sync+1]++
+		}
 	}
 	for i := range syncs {
 		first[i+1] += first[i]
 	}
-	byRange := make([]int32, len(h.pairs))
+	byRange := make([]int32, h.pairs.len())
 	next := slices.Clone(first[:len(syncs)])
-	for _, p := range h.pairs {
-		byRange[next[p.sync]] = p.rng
-		next[p.sync]++
+	for i, ch := range h.pairs.chunks {
+		for _, p := range ch {
+			byRange[next[p.sync]] = p.rng
+			next[p.sync]++
+		}
+		h.pairs.chunks[i] = nil
 	}
-	h.pairs, next = nil, nil
+	h.pairs, next = chunked[rangePair]{}, nil
 	byID := func(r int32) int { // 1 for a name looked up by id
 		if h.textIDs[r] >= 0 {
 			return 1

@@ -35,7 +35,7 @@ func TestRangeHitsAttach(t *testing.T) {
 				if idx < 0 {
 					idx = h.add(ref, id)
 				}
-				h.pairs = append(h.pairs, rangePair{int32(i), idx})
+				h.pairs.append(rangePair{int32(i), idx})
 				if id >= 0 {
 					late = append(late, rangePair{int32(i), idx})
 				} else {
