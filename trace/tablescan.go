@@ -141,39 +141,45 @@ func (s intScan) needsSQL(lay *tableLayout) bool {
 
 func (x *Export) scanFileParts(ctx context.Context, f *sqlitefile.File, lay *tableLayout, s intScan, parts []sqlitefile.Part, workers int, onPart onPart) (int64, error) {
 	cols := lay.recordColumns(s.cols)
-	work := make(chan int, len(parts))
-	for p := range parts {
+	var kept atomic.Int64
+	err := runParts(ctx, len(parts), workers, func(gctx context.Context, w int, work <-chan int) error {
+		v := make([]sql.NullInt64, len(s.cols))
+		for i, c := range s.cols {
+			v[i] = c.def
+		}
+		var n int64
+		defer func() { kept.Add(n) }()
+		for p := range work {
+			fn := onPart(w, p)
+			_, err := f.ScanInts(gctx, parts[p], cols, v, func() error {
+				if s.keep != nil && !s.keep(v) {
+					return nil
+				}
+				n++
+				return fn(v)
+			})
+			if err != nil {
+				return x.valueErr(err, s.what, s.cols, cols)
+			}
+		}
+		return nil
+	})
+	return kept.Load(), err
+}
+
+// runParts runs worker on min(workers, nparts) goroutines, which take the
+// part numbers 0 to nparts-1 from work; the first error cancels the rest.
+func runParts(ctx context.Context, nparts, workers int, worker func(ctx context.Context, w int, work <-chan int) error) error {
+	work := make(chan int, nparts)
+	for p := range nparts {
 		work <- p
 	}
 	close(work)
-	var kept atomic.Int64
 	g, gctx := errgroup.WithContext(ctx)
-	for w := range min(workers, len(parts)) {
-		g.Go(func() error {
-			v := make([]sql.NullInt64, len(s.cols))
-			for i, c := range s.cols {
-				v[i] = c.def
-			}
-			var n int64
-			defer func() { kept.Add(n) }()
-			for p := range work {
-				fn := onPart(w, p)
-				_, err := f.ScanInts(gctx, parts[p], cols, v, func() error {
-					if s.keep != nil && !s.keep(v) {
-						return nil
-					}
-					n++
-					return fn(v)
-				})
-				if err != nil {
-					return x.valueErr(err, s.what, s.cols, cols)
-				}
-			}
-			return nil
-		})
+	for w := range min(workers, nparts) {
+		g.Go(func() error { return worker(gctx, w, work) })
 	}
-	err := g.Wait()
-	return kept.Load(), err
+	return g.Wait()
 }
 
 // scanIntsSQL is the same scan through SQLite, over rowid ranges.
@@ -193,33 +199,24 @@ func (x *Export) scanIntsSQL(ctx context.Context, s intScan, onPart onPart) (int
 		}
 		workers = runtime.GOMAXPROCS(0)
 	}
-	work := make(chan int, len(parts))
-	for p := range parts {
-		work <- p
-	}
-	close(work)
 	var kept atomic.Int64
-	g, gctx := errgroup.WithContext(ctx)
-	for w := range min(workers, len(parts)) {
-		g.Go(func() error {
-			v, dest := nullInts(len(s.cols))
-			for p := range work {
-				fn := onPart(w, p)
-				_, err := x.scanRows(gctx, s.what, parts[p], dest, func() error {
-					if s.keep != nil && !s.keep(v) {
-						return nil
-					}
-					kept.Add(1)
-					return fn(v)
-				})
-				if err != nil {
-					return err
+	err := runParts(ctx, len(parts), workers, func(gctx context.Context, w int, work <-chan int) error {
+		v, dest := nullInts(len(s.cols))
+		for p := range work {
+			fn := onPart(w, p)
+			_, err := x.scanRows(gctx, s.what, parts[p], dest, func() error {
+				if s.keep != nil && !s.keep(v) {
+					return nil
 				}
+				kept.Add(1)
+				return fn(v)
+			})
+			if err != nil {
+				return err
 			}
-			return nil
-		})
-	}
-	err := g.Wait()
+		}
+		return nil
+	})
 	return kept.Load(), err
 }
 
