@@ -85,12 +85,7 @@ func TestScanMatchesSQLiteOnEdgeCases(t *testing.T) {
 
 func TestPartsCoverTheTableOnce(t *testing.T) {
 	path := buildDB(t, 512)
-	db := openSQL(t, path)
-	f, err := Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+	db, f := openBoth(t, path)
 	for _, tb := range tables(t, db) {
 		whole := fileRows(t, f, tb, 1)
 		for _, n := range []int{2, 3, 8, 64, 1000} {
@@ -110,12 +105,7 @@ func TestPartsCoverTheTableOnce(t *testing.T) {
 
 func TestScanStopsOnCallbackErrorAndCancel(t *testing.T) {
 	path := buildDB(t, 4096)
-	db := openSQL(t, path)
-	f, err := Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+	db, f := openBoth(t, path)
 	tb := tables(t, db)[1] // nums
 	parts, _ := f.Parts(tb.root, 1)
 	stop := errors.New("stop")
@@ -217,12 +207,7 @@ func TestVarint(t *testing.T) {
 // them with the same rows of a whole scan.
 func TestRowidRange(t *testing.T) {
 	path := buildDB(t, 512)
-	db := openSQL(t, path)
-	f, err := Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+	db, f := openBoth(t, path)
 	for _, tb := range tables(t, db) {
 		var rowids []int64
 		whole, _ := f.Parts(tb.root, 1)

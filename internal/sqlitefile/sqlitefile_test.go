@@ -37,6 +37,18 @@ func openSQL(t testing.TB, path string) *sql.DB {
 	return db
 }
 
+// openBoth opens a database through SQLite and through this package,
+// both closed when the test ends.
+func openBoth(t testing.TB, path string) (*sql.DB, *File) {
+	t.Helper()
+	f, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return openSQL(t, path), f
+}
+
 // tables lists the rowid tables of a database with their column layout.
 func tables(t testing.TB, db *sql.DB) []table {
 	t.Helper()
@@ -170,12 +182,7 @@ func fileRows(t testing.TB, f *File, tb table, nparts int) []string {
 // checkSame compares every table of a database read both ways.
 func checkSame(t *testing.T, path string, nparts int) {
 	t.Helper()
-	db := openSQL(t, path)
-	f, err := Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+	db, f := openBoth(t, path)
 	for _, tb := range tables(t, db) {
 		want := sqlRows(t, db, tb)
 		got := fileRows(t, f, tb, nparts)
@@ -224,12 +231,7 @@ func TestScanMatchesSQLiteOnCorpus(t *testing.T) {
 // one column absent.
 func checkInts(t *testing.T, path string) {
 	t.Helper()
-	db := openSQL(t, path)
-	f, err := Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+	db, f := openBoth(t, path)
 	for _, tb := range tables(t, db) {
 		if len(tb.integer) == 0 {
 			continue
