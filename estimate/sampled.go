@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/nsyssync/nsyssync/classify"
 	"github.com/nsyssync/nsyssync/trace"
@@ -76,35 +79,46 @@ func runSampled(ctx context.Context, x *trace.Export, t *trace.Trace, sites []cl
 	return res, nil
 }
 
-// readDrafts reads each window's timeline and builds its model. Windows
-// are read one at a time by rowid (trace.TimelinesByStart), so that one
-// timeline at a time is in memory beside the models; an export whose rows
-// are not in start order is read in one scan of each table instead.
+// readDrafts reads each window's timeline and builds its model, one
+// window a core at a time. Windows are read by rowid
+// (trace.TimelinesByStart), so that one timeline a core is in memory
+// beside the models; an export whose rows are not in start order is read
+// in one scan of each table instead.
 func readDrafts(ctx context.Context, x *trace.Export, t *trace.Trace, ws []sampleWindow, reads []trace.Interval) ([]*draft, error) {
-	var all []*trace.Timeline // the one-scan fallback
 	drafts := make([]*draft, len(ws))
-	for k, w := range ws {
-		var tl *trace.Timeline
-		if all == nil {
-			tls, err := x.TimelinesByStart(ctx, reads[k:k+1])
-			if errors.Is(err, trace.ErrNotStartOrdered) {
-				all, err = x.Timelines(ctx, reads)
-			}
+	build := func(k int, tl *trace.Timeline) {
+		lo, hi := syncRange(t.Syncs, trace.Interval{Start: ws[k].lead, End: ws[k].tail})
+		drafts[k] = newDraft(tl, t, ws[k].lead, ws[k].tail, lo, hi, ws[k].tail)
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	for k := range ws {
+		g.Go(func() error {
+			tls, err := x.TimelinesByStart(gctx, reads[k:k+1])
 			if err != nil {
-				return nil, err
+				return err
 			}
-			if all == nil {
-				tl = tls[0]
-			}
+			build(k, tls[0])
+			return nil
+		})
+	}
+	err := g.Wait()
+	if !errors.Is(err, trace.ErrNotStartOrdered) {
+		if err != nil {
+			return nil, err
 		}
-		if all != nil {
-			tl, all[k] = all[k], nil
-		}
+		return drafts, nil
+	}
+	all, err := x.Timelines(ctx, reads)
+	if err != nil {
+		return nil, err
+	}
+	for k := range ws {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		lo, hi := syncRange(t.Syncs, trace.Interval{Start: w.lead, End: w.tail})
-		drafts[k] = newDraft(tl, t, w.lead, w.tail, lo, hi, w.tail)
+		build(k, all[k])
+		all[k] = nil // let the timeline go once its model is built
 	}
 	return drafts, nil
 }

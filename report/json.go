@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"runtime"
 	"strconv"
+	"sync"
 
 	"github.com/nsyssync/nsyssync/trace"
 )
@@ -217,21 +219,7 @@ func (a *Analysis) WriteJSON(w io.Writer) error {
 	bw.Write(bytes.TrimSuffix(head, []byte("\n}")))
 	bw.WriteString(",\n  \"syncs\": [")
 	t := a.Trace
-	site := a.siteIndex()
-	var line []byte
-	thread, threadOf := "", int64(0)
-	for i := range t.Syncs {
-		s := &t.Syncs[i]
-		if i == 0 || s.GlobalTid != threadOf {
-			thread, threadOf = t.Threads[s.GlobalTid].Name, s.GlobalTid
-		}
-		line = line[:0]
-		if i > 0 {
-			line = append(line, ',')
-		}
-		line = appendSyncJSON(append(line, "\n    "...), s, a.siteID(site, i), thread)
-		bw.Write(line)
-	}
+	a.writeSyncLines(bw)
 	if len(t.Syncs) > 0 {
 		bw.WriteString("\n  ")
 	}
@@ -284,4 +272,40 @@ func nonNil(s []string) []string {
 		return []string{}
 	}
 	return s
+}
+
+// writeSyncLines writes the syncs, one a line, in order. A trace may hold
+// millions: blocks of them are encoded on all cores at once, then written
+// one after the other, so that memory holds a few blocks, never the
+// document.
+func (a *Analysis) writeSyncLines(bw *bufio.Writer) {
+	const block = 4096
+	t := a.Trace
+	site := a.siteIndex()
+	encode := func(b []byte, lo, hi int) []byte {
+		thread, threadOf := "", int64(0)
+		for i := lo; i < hi; i++ {
+			s := &t.Syncs[i]
+			if i == lo || s.GlobalTid != threadOf {
+				thread, threadOf = t.Threads[s.GlobalTid].Name, s.GlobalTid
+			}
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendSyncJSON(append(b, "\n    "...), s, a.siteID(site, i), thread)
+		}
+		return b
+	}
+	bufs := make([][]byte, runtime.GOMAXPROCS(0))
+	for lo := 0; lo < len(t.Syncs); lo += len(bufs) * block {
+		var wg sync.WaitGroup
+		for w := range bufs {
+			from, to := min(lo+w*block, len(t.Syncs)), min(lo+(w+1)*block, len(t.Syncs))
+			wg.Go(func() { bufs[w] = encode(bufs[w][:0], from, to) })
+		}
+		wg.Wait()
+		for _, b := range bufs {
+			bw.Write(b)
+		}
+	}
 }

@@ -5,8 +5,8 @@ import (
 	"database/sql"
 	"math"
 	"runtime"
-	"slices"
 	"sort"
+	"sync/atomic"
 )
 
 // gpuOp is one kernel, memcpy, memset or graph launch as the scan sees it.
@@ -15,79 +15,91 @@ type gpuOp struct {
 }
 
 // opIndex answers, for each GPU op streamed past it, which syncs it
-// concerns. It is built once from the syncs and read concurrently; each
-// scanning goroutine writes only its own accumulator.
+// concerns, and sums up what the ops say about each sync. The scanning
+// goroutines share it: every update is an atomic sum, minimum or maximum,
+// so the result does not depend on the order the ops arrive in, and memory
+// holds one set of sums however many cores scan (a set is as large as the
+// inventory's syncs; one per core was the largest live heap of Load).
 type opIndex struct {
 	syncs   []Sync
 	si      *streamInfo
-	threads map[int64][][]int // globalPid -> per-thread sync indices sorted by Start
+	threads map[int64][][]int32 // globalPid -> per-thread sync indices sorted by Start
 	groups  map[[2]int64]*gapGroup
+	waited  []waitSums // by sync index
 }
 
-// gapGroup holds the syncs of one (globalPid, device) — device -1 for all
-// devices of the process — sorted by their return time.
+// waitSums is the work of one sync's wait: the ops it waited for, their
+// time inside the wait, the first start and the last end.
+type waitSums struct {
+	ops, busyNs, firstStart, lastEnd atomic.Int64
+}
+
+// gapGroup holds the syncs of one (globalPid, device), sorted by their
+// return time, and what the ops of that device say about each return. A
+// sync whose device is unknown is in the group of device -1, which sees
+// the ops of every device of the process.
 type gapGroup struct {
 	ends []int64
-	idx  []int
+	idx  []int32
+	next []atomic.Int64 // earliest op start at or after ends[j]
+	prev []atomic.Int64 // latest op end at or before ends[j]
+	busy []atomic.Int32 // difference array of the ops running at ends[j]
 }
 
-// accum is one goroutine's partial result; accumulators merge by min, max
-// and sum, so the scan order does not matter.
-type accum struct {
-	waited     []Waited
-	next       map[[2]int64][]int64 // group -> earliest op start at or after end[j]
-	prev       map[[2]int64][]int64 // group -> latest op end at or before end[j]
-	busy       map[[2]int64][]int32 // group -> difference array of ops running at end[j]
-	ops        int64
-	start, end int64
+// gapKey is the group of a sync.
+func gapKey(s *Sync) [2]int64 {
+	if s.Device < 0 {
+		return [2]int64{s.GlobalPid, -1}
+	}
+	return [2]int64{s.GlobalPid, s.Device}
 }
 
 func newOpIndex(syncs []Sync, si *streamInfo) *opIndex {
-	ix := &opIndex{syncs: syncs, si: si, threads: map[int64][][]int{}, groups: map[[2]int64]*gapGroup{}}
-	byThread := map[int64][]int{}
+	ix := &opIndex{syncs: syncs, si: si, threads: map[int64][][]int32{}, groups: map[[2]int64]*gapGroup{},
+		waited: make([]waitSums, len(syncs))}
+	byThread := map[int64][]int32{}
 	for i := range syncs {
 		s := &syncs[i]
-		byThread[s.GlobalTid] = append(byThread[s.GlobalTid], i)
-		for _, key := range [][2]int64{{s.GlobalPid, s.Device}, {s.GlobalPid, -1}} {
-			g := ix.groups[key]
-			if g == nil {
-				g = &gapGroup{}
-				ix.groups[key] = g
-			}
-			g.idx = append(g.idx, i)
+		byThread[s.GlobalTid] = append(byThread[s.GlobalTid], int32(i))
+		key := gapKey(s)
+		g := ix.groups[key]
+		if g == nil {
+			g = &gapGroup{}
+			ix.groups[key] = g
 		}
+		g.idx = append(g.idx, int32(i))
+		ix.waited[i].firstStart.Store(math.MaxInt64)
+		ix.waited[i].lastEnd.Store(math.MinInt64)
 	}
 	for tid, list := range byThread {
 		sort.Slice(list, func(a, b int) bool { return syncs[list[a]].Start < syncs[list[b]].Start })
 		ix.threads[pidOf(tid)] = append(ix.threads[pidOf(tid)], list)
 	}
 	for _, g := range ix.groups {
-		g.idx = slices.Compact(g.idx) // appended in increasing order: repeats are adjacent
 		sort.Slice(g.idx, func(a, b int) bool { return syncs[g.idx[a]].End < syncs[g.idx[b]].End })
-		g.ends = make([]int64, len(g.idx))
+		n := len(g.idx)
+		g.ends = make([]int64, n)
+		g.next, g.prev, g.busy = make([]atomic.Int64, n), make([]atomic.Int64, n), make([]atomic.Int32, n+1)
 		for j, i := range g.idx {
 			g.ends[j] = syncs[i].End
+			g.next[j].Store(math.MaxInt64)
+			g.prev[j].Store(math.MinInt64)
 		}
 	}
 	return ix
 }
 
-func (ix *opIndex) newAccum() *accum {
-	a := &accum{waited: make([]Waited, len(ix.syncs)), next: map[[2]int64][]int64{}, prev: map[[2]int64][]int64{},
-		busy: map[[2]int64][]int32{}, start: math.MaxInt64, end: math.MinInt64}
-	for i := range a.waited {
-		a.waited[i].FirstStart = math.MaxInt64
-		a.waited[i].LastEnd = math.MinInt64
-	}
-	for key, g := range ix.groups {
-		n := len(g.ends)
-		next, prev := make([]int64, n), make([]int64, n)
-		for j := range next {
-			next[j], prev[j] = math.MaxInt64, math.MinInt64
-		}
-		a.next[key], a.prev[key], a.busy[key] = next, prev, make([]int32, n+1)
-	}
-	return a
+// gpuSpan is one goroutine's count of the ops and their time span.
+type gpuSpan struct {
+	ops        int64
+	start, end int64
+}
+
+func newGPUSpan() gpuSpan { return gpuSpan{start: math.MaxInt64, end: math.MinInt64} }
+
+func (a *gpuSpan) merge(b gpuSpan) {
+	a.ops += b.ops
+	a.start, a.end = min(a.start, b.start), max(a.end, b.end)
 }
 
 // cursor remembers, per scanning goroutine, the last process's lists and
@@ -95,22 +107,18 @@ func (ix *opIndex) newAccum() *accum {
 // next answer is almost always a step or two away.
 type cursor struct {
 	pid     int64
-	threads [][]int
+	threads [][]int32
 	hints   []int
 	groups  [2]*gapGroup
 	gkeys   [2][2]int64
-	ghint   [2][3]int
-	// The accumulator's slices of the current groups, so that an op costs
-	// no map lookup.
-	gnext, gprev [2][]int64
-	gbusy        [2][]int32
+	ghint   [2][2]int
 }
 
-// add folds one GPU op into the accumulator.
-func (ix *opIndex) add(a *accum, cur *cursor, op gpuOp) {
-	a.ops++
-	a.start = min(a.start, op.start)
-	a.end = max(a.end, op.end)
+// add folds one GPU op into the index's sums and the goroutine's span.
+func (ix *opIndex) add(span *gpuSpan, cur *cursor, op gpuOp) {
+	span.ops++
+	span.start = min(span.start, op.start)
+	span.end = max(span.end, op.end)
 	if cur.threads == nil || cur.pid != op.pid {
 		cur.pid = op.pid
 		cur.threads = ix.threads[op.pid]
@@ -128,18 +136,21 @@ func (ix *opIndex) add(a *accum, cur *cursor, op gpuOp) {
 				break
 			}
 			if op.corr < s.waitCorr && ix.inScope(s, op) {
-				w := &a.waited[list[k]]
-				w.Ops++
-				w.BusyNs += min(op.end, s.End) - max(op.start, s.Start)
-				w.FirstStart = min(w.FirstStart, op.start)
-				w.LastEnd = max(w.LastEnd, op.end)
+				w := &ix.waited[list[k]]
+				w.ops.Add(1)
+				w.busyNs.Add(min(op.end, s.End) - max(op.start, s.Start))
+				lowerTo(&w.firstStart, op.start)
+				raiseTo(&w.lastEnd, op.end)
 			}
 		}
 	}
-	for gi, key := range [2][2]int64{{op.pid, op.device}, {op.pid, -1}} {
+	keys := [2][2]int64{{op.pid, op.device}, {op.pid, -1}}
+	for gi, key := range keys {
+		if gi == 1 && key == keys[0] {
+			break // an op of unknown device: its group is the first
+		}
 		if cur.groups[gi] == nil || cur.gkeys[gi] != key {
-			cur.groups[gi], cur.gkeys[gi], cur.ghint[gi] = ix.groups[key], key, [3]int{}
-			cur.gnext[gi], cur.gprev[gi], cur.gbusy[gi] = a.next[key], a.prev[key], a.busy[key]
+			cur.groups[gi], cur.gkeys[gi], cur.ghint[gi] = ix.groups[key], key, [2]int{}
 		}
 		g := cur.groups[gi]
 		if g == nil {
@@ -151,18 +162,36 @@ func (ix *opIndex) add(a *accum, cur *cursor, op gpuOp) {
 		lo := seek(n, h[0], func(i int) bool { return g.ends[i] > op.start })
 		h[0] = lo
 		if j := lo - 1; j >= 0 {
-			cur.gnext[gi][j] = min(cur.gnext[gi][j], op.start)
+			lowerTo(&g.next[j], op.start)
 		}
 		// The op ended before the returns ends[j..]: it bounds their previous end.
 		hi := seek(n, h[1], func(i int) bool { return g.ends[i] >= op.end })
 		h[1] = hi
 		if hi < n {
-			cur.gprev[gi][hi] = max(cur.gprev[gi][hi], op.end)
+			raiseTo(&g.prev[hi], op.end)
 		}
 		// The op runs across the returns in (start, end).
 		if lo < hi {
-			cur.gbusy[gi][lo]++
-			cur.gbusy[gi][hi]--
+			g.busy[lo].Add(1)
+			g.busy[hi].Add(-1)
+		}
+	}
+}
+
+// lowerTo sets a to min(a, v).
+func lowerTo(a *atomic.Int64, v int64) {
+	for old := a.Load(); v < old; old = a.Load() {
+		if a.CompareAndSwap(old, v) {
+			return
+		}
+	}
+}
+
+// raiseTo sets a to max(a, v).
+func raiseTo(a *atomic.Int64, v int64) {
+	for old := a.Load(); v > old; old = a.Load() {
+		if a.CompareAndSwap(old, v) {
+			return
 		}
 	}
 }
@@ -206,53 +235,27 @@ func (ix *opIndex) inScope(s *Sync, op gpuOp) bool {
 	return op.stream == s.Stream
 }
 
-func (a *accum) merge(b *accum) {
-	a.ops += b.ops
-	a.start, a.end = min(a.start, b.start), max(a.end, b.end)
-	for i := range a.waited {
-		w, v := &a.waited[i], b.waited[i]
-		w.Ops += v.Ops
-		w.BusyNs += v.BusyNs
-		w.FirstStart, w.LastEnd = min(w.FirstStart, v.FirstStart), max(w.LastEnd, v.LastEnd)
-	}
-	for key, next := range a.next {
-		prev, busy := a.prev[key], a.busy[key]
-		bnext, bprev, bbusy := b.next[key], b.prev[key], b.busy[key]
-		for j := range next {
-			next[j] = min(next[j], bnext[j])
-			prev[j] = max(prev[j], bprev[j])
-		}
-		for j := range busy {
-			busy[j] += bbusy[j]
-		}
-	}
-}
-
 // finish writes the waited work and the gaps into the syncs.
-func (ix *opIndex) finish(a *accum) {
+func (ix *opIndex) finish() {
 	for i := range ix.syncs {
-		w := a.waited[i]
-		if w.Ops == 0 {
-			w.FirstStart, w.LastEnd = 0, 0
+		w := &ix.waited[i]
+		v := Waited{Ops: int(w.ops.Load()), BusyNs: w.busyNs.Load(), FirstStart: w.firstStart.Load(), LastEnd: w.lastEnd.Load()}
+		if v.Ops == 0 {
+			v.FirstStart, v.LastEnd = 0, 0
 		}
-		ix.syncs[i].Waited = w
+		ix.syncs[i].Waited = v
 	}
-	for key, g := range ix.groups {
-		if key[1] == -1 {
-			continue // filled below from the device group when known
-		}
-		ix.fillGaps(key, g, a)
-	}
-	for key, g := range ix.groups {
-		if key[1] == -1 {
-			ix.fillGaps(key, g, a)
-		}
+	for _, g := range ix.groups {
+		ix.fillGaps(g)
 	}
 }
 
-func (ix *opIndex) fillGaps(key [2]int64, g *gapGroup, a *accum) {
+func (ix *opIndex) fillGaps(g *gapGroup) {
 	n := len(g.ends)
-	next, prev, busy := a.next[key], a.prev[key], a.busy[key]
+	next, prev := make([]int64, n), make([]int64, n)
+	for j := range next {
+		next[j], prev[j] = g.next[j].Load(), g.prev[j].Load()
+	}
 	for j := n - 2; j >= 0; j-- { // suffix min
 		next[j] = min(next[j], next[j+1])
 	}
@@ -261,11 +264,8 @@ func (ix *opIndex) fillGaps(key [2]int64, g *gapGroup, a *accum) {
 	}
 	var running int32
 	for j, i := range g.idx {
-		running += busy[j]
+		running += g.busy[j].Load()
 		s := &ix.syncs[i]
-		if (key[1] == -1) != (s.Device < 0) {
-			continue // each sync takes its own device's group
-		}
 		gap := Gap{DeviceBusy: running > 0, IdleAfterNs: -1}
 		if !gap.DeviceBusy {
 			if next[j] != math.MaxInt64 {
@@ -283,12 +283,12 @@ func (ix *opIndex) fillGaps(key [2]int64, g *gapGroup, a *accum) {
 // index, split by rowid ranges over the available cores. Graph launches
 // traced at graph level (the default) have a GRAPH_TRACE row instead of
 // kernel rows.
-func (x *Export) scanGPU(ctx context.Context, ix *opIndex) (*accum, error) {
+func (x *Export) scanGPU(ctx context.Context, ix *opIndex) (gpuSpan, error) {
 	s := x.Schema
-	// One accumulator per worker, not per part: accumulators are as large
-	// as the inventory. The tables are scanned one after the other, each
-	// on all workers.
-	accs := make([]*accum, runtime.GOMAXPROCS(0))
+	spans := make([]gpuSpan, runtime.GOMAXPROCS(0))
+	for w := range spans {
+		spans[w] = newGPUSpan()
+	}
 	for _, t := range []string{tableKernel, tableMemcpy, tableMemset, tableGraphTrace} {
 		if !s.HasColumn(t, "start") || !s.HasColumn(t, "streamId") {
 			continue
@@ -296,28 +296,21 @@ func (x *Export) scanGPU(ctx context.Context, ix *opIndex) (*accum, error) {
 		scan := intScan{what: "reading GPU activity", table: t,
 			cols: []intCol{col("start"), col("end"), col("deviceId"), col("streamId"), colOr("correlationId", 0), colOr("globalPid", 0)}}
 		_, err := x.scanInts(ctx, scan, func(w, _ int) func(v []sql.NullInt64) error {
-			if accs[w] == nil {
-				accs[w] = ix.newAccum()
-			}
-			a, cur := accs[w], &cursor{}
+			span, cur := &spans[w], &cursor{}
 			return func(v []sql.NullInt64) error {
-				ix.add(a, cur, gpuOp{start: v[0].Int64, end: v[1].Int64, device: v[2].Int64, stream: v[3].Int64,
+				ix.add(span, cur, gpuOp{start: v[0].Int64, end: v[1].Int64, device: v[2].Int64, stream: v[3].Int64,
 					corr: v[4].Int64, pid: v[5].Int64})
 				return nil
 			}
 		})
 		if err != nil {
-			return nil, err
+			return gpuSpan{}, err
 		}
 	}
-	accs = slices.DeleteFunc(accs, func(a *accum) bool { return a == nil })
-	if len(accs) == 0 {
-		accs = append(accs, ix.newAccum())
+	total := newGPUSpan()
+	for _, sp := range spans {
+		total.merge(sp)
 	}
-	total := accs[0]
-	for _, a := range accs[1:] {
-		total.merge(a)
-	}
-	ix.finish(total)
+	ix.finish()
 	return total, nil
 }
