@@ -1,8 +1,10 @@
 package report
 
 import (
+	"bytes"
 	"encoding/json"
 	"math/rand"
+	"reflect"
 	"slices"
 	"sort"
 	"strings"
@@ -114,5 +116,43 @@ func TestLongestSyncs(t *testing.T) {
 				t.Errorf("size %d n %d: got %v, want %v", size, n, got, exp)
 			}
 		}
+	}
+}
+
+// TestWriteJSONMatchesBuildDocument checks the streamed report, whose
+// sync lines are encoded in blocks on all cores, against encoding/json of
+// the whole document, on a fixture's syncs repeated past several blocks
+// and across thread changes.
+func TestWriteJSONMatchesBuildDocument(t *testing.T) {
+	l := load(t, "multiproc_lean.sqlite", "")
+	a := l.analysis
+	orig := a.Trace.Syncs
+	syncs := make([]trace.Sync, 0, 3*4096+17)
+	for i := 0; len(syncs) < cap(syncs); i++ {
+		s := orig[i%len(orig)]
+		s.Index = int32(len(syncs))
+		syncs = append(syncs, s)
+	}
+	a.Trace.Syncs = syncs
+	var streamed bytes.Buffer
+	if err := a.WriteJSON(&streamed); err != nil {
+		t.Fatal(err)
+	}
+	whole, err := json.Marshal(a.BuildDocument())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got, want any
+	if err := json.Unmarshal(streamed.Bytes(), &got); err != nil {
+		t.Fatalf("the streamed report is not JSON: %v", err)
+	}
+	if err := json.Unmarshal(whole, &want); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatal("the streamed report differs from the whole document")
+	}
+	if n := len(got.(map[string]any)["syncs"].([]any)); n != len(syncs) {
+		t.Fatalf("%d syncs written, want %d", n, len(syncs))
 	}
 }
