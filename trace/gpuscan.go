@@ -89,10 +89,13 @@ func newOpIndex(syncs []Sync, si *streamInfo) *opIndex {
 	return ix
 }
 
-// gpuSpan is one goroutine's count of the ops and their time span.
+// gpuSpan is one goroutine's count of the ops and their time span,
+// padded to a cache line of its own: every op updates it, and spans of
+// two cores side by side would make each update a cache miss.
 type gpuSpan struct {
 	ops        int64
 	start, end int64
+	_          [40]byte
 }
 
 func newGPUSpan() gpuSpan { return gpuSpan{start: math.MaxInt64, end: math.MinInt64} }
