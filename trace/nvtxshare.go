@@ -21,11 +21,22 @@ type rangeHits struct {
 type rangePair struct{ sync, rng int32 }
 
 // syncLists lists the indexes of the syncs by key (thread or process), in
-// the order of the syncs, carved from one array sized once.
+// the order of the syncs, carved from one array sized once. Syncs come in
+// runs of one key (a thread's syncs follow each other), so the maps are
+// touched once a run, not once a sync.
 func syncLists(syncs []Sync, key func(*Sync) int64) map[int64][]int32 {
+	// runEnd returns the end of the run of key k that begins at i.
+	runEnd := func(i int, k int64) int {
+		for i++; i < len(syncs) && key(&syncs[i]) == k; i++ {
+		}
+		return i
+	}
 	count := map[int64]int32{}
-	for i := range syncs {
-		count[key(&syncs[i])]++
+	for i := 0; i < len(syncs); {
+		k := key(&syncs[i])
+		j := runEnd(i, k)
+		count[k] += int32(j - i)
+		i = j
 	}
 	all := make([]int32, 0, len(syncs))
 	out := make(map[int64][]int32, len(count))
@@ -33,9 +44,13 @@ func syncLists(syncs []Sync, key func(*Sync) int64) map[int64][]int32 {
 		out[k] = all[len(all) : len(all) : len(all)+int(n)]
 		all = all[:len(all)+int(n)]
 	}
-	for i := range syncs {
+	for i := 0; i < len(syncs); {
 		k := key(&syncs[i])
-		out[k] = append(out[k], int32(i))
+		j, list := runEnd(i, k), out[k]
+		for ; i < j; i++ {
+			list = append(list, int32(i))
+		}
+		out[k] = list
 	}
 	return out
 }

@@ -66,3 +66,25 @@ func TestRangeHitsAttach(t *testing.T) {
 		}
 	}
 }
+
+// TestSyncLists checks the lists against a map appended to sync by sync,
+// for syncs in runs of one thread, alternating, and alone.
+func TestSyncLists(t *testing.T) {
+	for _, tids := range [][]int64{nil, {1}, {1, 1, 1}, {1, 2, 1, 2}, {3, 3, 1, 1, 1, 3, 2, 2, 3}} {
+		syncs := make([]Sync, len(tids))
+		want := map[int64][]int32{}
+		for i, tid := range tids {
+			syncs[i].GlobalTid = tid
+			want[tid] = append(want[tid], int32(i))
+		}
+		got := syncLists(syncs, func(s *Sync) int64 { return s.GlobalTid })
+		if len(got) != len(want) {
+			t.Fatalf("%v: %d lists, want %d", tids, len(got), len(want))
+		}
+		for tid, w := range want {
+			if !slices.Equal(got[tid], w) {
+				t.Errorf("%v: thread %d: %v, want %v", tids, tid, got[tid], w)
+			}
+		}
+	}
+}
