@@ -148,6 +148,10 @@ func (e *ValueError) Error() string {
 
 // decodeInts is decode for integer targets: NULL as invalid, a real by its
 // integer part, text when it spells an integer, as database/sql converts.
+// It repeats decode's header walk rather than share it: the walk as a
+// function is not inlined, and the call a column cost the 1 GiB
+// kernel-heavy inventory about 20% more CPU (3.2–3.8 → 3.9–4.5 s, four
+// alternating runs each).
 func (d *decoder) decodeInts(rowid int64, rec []byte, dst []sql.NullInt64) error {
 	if d.rowidAt >= 0 {
 		dst[d.rowidAt] = sql.NullInt64{Int64: rowid, Valid: true}
