@@ -3,7 +3,8 @@ package estimate
 import (
 	"encoding/json"
 	"fmt"
-	"os"
+
+	"github.com/nsyssync/nsyssync/internal/safefile"
 )
 
 // Calibration holds model constants measured on a GPU by the replay
@@ -54,9 +55,10 @@ func DefaultCalibration() Calibration {
 
 // LoadCalibration reads a calibration profile written by the GPU replay.
 func LoadCalibration(path string) (*Calibration, error) {
-	b, err := os.ReadFile(path)
+	// A profile is a few hundred bytes; 1 MiB bounds a wrong file named.
+	b, err := safefile.ReadFile(path, 1<<20)
 	if err != nil {
-		return nil, fmt.Errorf("reading calibration: %w", err)
+		return nil, fmt.Errorf("calibration %s: %w", path, safefile.Problem(err))
 	}
 	var c Calibration
 	if err := json.Unmarshal(b, &c); err != nil {

@@ -25,7 +25,7 @@ func TestLoadCalibration(t *testing.T) {
 		{name: "nosource.json", body: `{"sync_wake_ns": 900}`, want: Calibration{SyncWakeNs: 900}},
 		{name: "bad.json", body: `{"sync_overhead_ns": "fast"}`, err: "not a calibration profile"},
 		{name: "negative.json", body: `{"dispatch_gap_ns": -5}`, err: "dispatch_gap_ns = -5 is out of range"},
-		{name: "missing.json", err: "reading calibration"},
+		{name: "missing.json", err: "missing.json: no such file or directory"},
 	} {
 		path := filepath.Join(dir, tc.name)
 		if tc.body != "" {

@@ -156,16 +156,27 @@ func Run(ctx context.Context, x *trace.Export, t *trace.Trace, sites []classify.
 	}
 	events, whole, err := regionEvents(ctx, x, t)
 	if err != nil {
-		return nil, fmt.Errorf("estimating savings: %w", err)
+		return nil, savingsErr(t.Path, err)
 	}
 	if whole > opt.MaxEvents {
 		return runSampled(ctx, x, t, sites, opt, events)
 	}
 	tl, err := x.Timeline(ctx, regionWindow(r))
 	if err != nil {
-		return nil, fmt.Errorf("estimating savings: %w", err)
+		return nil, savingsErr(t.Path, err)
 	}
 	return FromTimeline(ctx, tl, t, sites, opt)
+}
+
+// savingsErr names the file first: an error that already does (a
+// *trace.InputError: "FILE: corrupt …") or that is the context's is
+// returned as it is, any other is prefixed with the file and the step.
+func savingsErr(path string, err error) error {
+	var ie *trace.InputError
+	if errors.As(err, &ie) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	return fmt.Errorf("%s: estimating savings: %w", path, err)
 }
 
 // regionWindow is the stretch of the trace a whole replay of the region

@@ -41,7 +41,7 @@ func runSampled(ctx context.Context, x *trace.Export, t *trace.Trace, sites []cl
 	}
 	ws, err := sampleWindows(ctx, x, t, siteIdx, events, opt)
 	if err != nil {
-		return nil, fmt.Errorf("estimating savings: %w", err)
+		return nil, savingsErr(t.Path, err)
 	}
 	reads := make([]trace.Interval, len(ws))
 	for k, w := range ws {
@@ -52,7 +52,7 @@ func runSampled(ctx context.Context, x *trace.Export, t *trace.Trace, sites []cl
 	}
 	drafts, err := readDrafts(ctx, x, t, ws, reads)
 	if err != nil {
-		return nil, fmt.Errorf("estimating savings: %w", err)
+		return nil, savingsErr(t.Path, err)
 	}
 	e := newEstimator(t, opt, finishModels(drafts, opt.Calibration), true)
 	e.regionRows = events

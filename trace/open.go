@@ -8,13 +8,13 @@ import (
 	"fmt"
 	"io"
 	"net/url"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 
+	"github.com/nsyssync/nsyssync/internal/safefile"
 	"github.com/nsyssync/nsyssync/internal/sqlitefile"
 	"github.com/nsyssync/nsyssync/internal/sqlitescan"
 )
@@ -131,22 +131,21 @@ func (x *Export) release(c *sqlitescan.Conn, err error) {
 // size it declares with the file's size, so that a truncated copy is
 // reported as such before any query runs.
 func checkHeader(path string) error {
-	f, err := os.Open(path)
+	// Opened without blocking and only as a regular file: a FIFO named
+	// like an export would otherwise wait for a writer for ever, and a
+	// device (/dev/zero) read without end.
+	f, err := safefile.OpenRegular(path)
 	if err != nil {
-		problem := err.Error()
-		var pe *os.PathError
-		if errors.As(err, &pe) {
-			problem = pe.Err.Error()
+		var nr *safefile.NotRegularError
+		if errors.As(err, &nr) {
+			return inputErr(path, ErrNotSQLite, "is %s, not an nsys SQLite export", safefile.Kind(nr.Mode))
 		}
-		return inputErr(path, err, "cannot open: %s", problem)
+		return inputErr(path, err, "cannot open: %v", safefile.Problem(err))
 	}
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
 		return inputErr(path, err, "cannot stat: %v", err)
-	}
-	if st.IsDir() {
-		return inputErr(path, ErrNotSQLite, "is a directory, not an nsys SQLite export")
 	}
 	if st.Size() == 0 {
 		return inputErr(path, ErrNotSQLite, "empty file (0 bytes), not an nsys SQLite export")

@@ -17,7 +17,7 @@ import (
 // reported on stderr and the rest go on.
 func runAnalyze(cmd *cobra.Command, args []string, opt analyzeOptions, allow *report.AllowList, stdout, stderr io.Writer) error {
 	ctx := cmd.Context()
-	out, err := openOutput(opt.output, stdout)
+	out, err := openOutput(ctx, opt.output, stdout, append([]string{opt.calibration, opt.allowList}, args...))
 	if err != nil {
 		return err
 	}

@@ -125,7 +125,11 @@ func (o *batchOptions) validate() (triage.Shard, error) {
 // runBatch analyses the inputs, writes the output and records the run.
 func runBatch(ctx context.Context, args []string, opt batchOptions, shard triage.Shard, stdout, stderr io.Writer) error {
 	inputs := shard.Select(triage.Expand(args))
-	out, err := openOutput(opt.output, stdout)
+	read := []string{opt.db, opt.calibration}
+	for _, in := range inputs {
+		read = append(read, in.Path)
+	}
+	out, err := openOutput(ctx, opt.output, stdout, read)
 	if err != nil {
 		return err
 	}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -75,8 +74,17 @@ func runCalibrate(ctx context.Context, opt calibrateOptions, stdout, stderr io.W
 		_, err = stdout.Write(b)
 		return err
 	}
-	if err := os.WriteFile(opt.output, b, 0o644); err != nil {
-		fmt.Fprintf(stderr, "nsyssync: writing the profile: %v\n", err)
+	out, err := openOutput(ctx, opt.output, stdout, nil)
+	if err != nil {
+		return err
+	}
+	if _, err := out.Write(b); err != nil {
+		out.abort()
+		fmt.Fprintf(stderr, "nsyssync: writing the profile %s: %v\n", opt.output, err)
+		return &exitErr{code: exitError}
+	}
+	if err := out.commit(); err != nil {
+		fmt.Fprintf(stderr, "nsyssync: %v\n", err)
 		return &exitErr{code: exitError}
 	}
 	writeCalibrationText(stdout, opt.output, c)

@@ -4,11 +4,13 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"syscall"
 )
 
 // Exit codes.
@@ -30,7 +32,14 @@ func main() {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(30)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	// SIGTERM (what CI sends to cancel a job) stops a run as Ctrl-C does:
+	// the context ends, the command drops its unfinished output and says
+	// so. A second signal, once the first was seen, kills at once.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-ctx.Done()
+		stop()
+	}()
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
@@ -41,8 +50,18 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	root := newRootCmd(stdout, stderr)
 	root.SetArgs(args)
 	if err := root.ExecuteContext(ctx); err != nil {
-		if ec, ok := err.(*exitErr); ok {
+		var ec *exitErr
+		if errors.As(err, &ec) {
 			return ec.code
+		}
+		var f *failure
+		if errors.As(err, &f) {
+			if ctx.Err() != nil {
+				fmt.Fprintln(stderr, "nsyssync: interrupted")
+			} else {
+				fmt.Fprintf(stderr, "nsyssync: %v\n", f.err)
+			}
+			return exitError
 		}
 		fmt.Fprintf(stderr, "nsyssync: %v\n", err)
 		return exitUsage
@@ -57,6 +76,14 @@ func interrupted(stderr io.Writer, format string, args ...any) error {
 	fmt.Fprintf(stderr, "nsyssync: interrupted %s\n", fmt.Sprintf(format, args...))
 	return &exitErr{code: exitError}
 }
+
+// failure is an error of the run rather than of its flags (an output that
+// cannot be written): one line on stderr and exit 1.
+type failure struct{ err error }
+
+func (f *failure) Error() string { return f.err.Error() }
+
+func (f *failure) Unwrap() error { return f.err }
 
 // exitErr carries a non-zero exit code once the errors were printed.
 type exitErr struct{ code int }

@@ -145,7 +145,7 @@ func mergeDatabases(ctx context.Context, args []string, opt mergeOptions) (triag
 }
 
 func mergeLines(ctx context.Context, args []string, opt mergeOptions, stdout io.Writer) (triage.MergeStats, error) {
-	out, err := openOutput(opt.output, stdout)
+	out, err := openOutput(ctx, opt.output, stdout, append([]string{opt.db}, args...))
 	if err != nil {
 		return triage.MergeStats{}, err
 	}

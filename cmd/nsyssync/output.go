@@ -1,33 +1,37 @@
 package main
 
 import (
-	"fmt"
+	"context"
 	"io"
 	"os"
-	"path/filepath"
 	"strconv"
 
 	"github.com/charmbracelet/x/term"
+
+	"github.com/nsyssync/nsyssync/internal/safefile"
 )
 
-// output is where a report goes: stdout, or a file written beside its
-// final name and renamed into place once complete, so that a failed run
-// never leaves half a report behind.
+// output is where a report goes: stdout, or a file (internal/safefile:
+// written beside its final name and renamed into place once complete, so
+// that a failed run never leaves half a report behind; never one of the
+// run's inputs; a FIFO or a device written to directly).
 type output struct {
 	w    io.Writer
-	file *os.File // the temporary file; nil for stdout
-	path string
+	file *safefile.Output // nil for stdout
 }
 
-func openOutput(path string, stdout io.Writer) (*output, error) {
+// openOutput opens the output named by -o ("" or "-": stdout). inputs are
+// the files the run reads, which the output may not be. An output that
+// cannot be opened is a failure of the run (exit 1), not of its flags.
+func openOutput(ctx context.Context, path string, stdout io.Writer, inputs []string) (*output, error) {
 	if path == "" || path == "-" {
 		return &output{w: stdout}, nil
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	f, err := safefile.Create(ctx, path, inputs)
 	if err != nil {
-		return nil, fmt.Errorf("cannot write %s: %w", path, err)
+		return nil, &failure{err: err}
 	}
-	return &output{w: f, file: f, path: path}, nil
+	return &output{w: f, file: f}, nil
 }
 
 func (o *output) Write(p []byte) (int, error) { return o.w.Write(p) }
@@ -40,27 +44,13 @@ func (o *output) commit() error {
 	if o.file == nil {
 		return nil
 	}
-	tmp := o.file.Name()
-	if err := o.file.Close(); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("writing %s: %w", o.path, err)
-	}
-	if err := os.Chmod(tmp, 0o644); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("writing %s: %w", o.path, err)
-	}
-	if err := os.Rename(tmp, o.path); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("writing %s: %w", o.path, err)
-	}
-	return nil
+	return o.file.Commit()
 }
 
 // abort drops the unfinished file.
 func (o *output) abort() {
 	if o.file != nil {
-		o.file.Close()
-		os.Remove(o.file.Name())
+		o.file.Abort()
 	}
 }
 
