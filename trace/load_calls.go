@@ -252,11 +252,16 @@ func (r *callPart) reader(names map[int64]apiName, keep func(CallKind, int64, in
 // first row and the end of its last row by rowid. Exports write rows in
 // about time order, so these bound the trace closely at the cost of two
 // primary-key lookups instead of a full scan; the loaded calls and the GPU
-// scan widen the span where they reach further.
+// scan widen the span where they reach further. A WITHOUT ROWID table
+// has no such order; its span is its rows' earliest start and latest end.
 func (x *Export) cudaSpan(ctx context.Context) (Interval, bool, error) {
 	t := x.Schema.Name(tableRuntime)
 	q := fmt.Sprintf(`SELECT (SELECT start FROM %[1]s WHERE rowid = (SELECT min(rowid) FROM %[1]s)),
 		(SELECT "end" FROM %[1]s WHERE rowid = (SELECT max(rowid) FROM %[1]s))`, t)
+	if !x.Schema.HasRowid(tableRuntime) {
+		// No rowid order to take the ends of: the whole table's bounds.
+		q = fmt.Sprintf(`SELECT min(start), max("end") FROM %s`, t)
+	}
 	v, dest := nullInts(2)
 	_, err := x.scanRows(ctx, "measuring the trace", q, dest, func() error { return nil })
 	if err != nil {

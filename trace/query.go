@@ -127,7 +127,12 @@ func truncate(s string, n int) string {
 // table in parallel; more parts than cores keep the cores busy to the end
 // where the rows of one range cost more than another's. conj joins the
 // range condition to the query ("WHERE" or "AND").
+//
+// A WITHOUT ROWID table has no rowid: its query is one part.
 func (x *Export) rowidParts(ctx context.Context, table, query, conj string) ([]string, error) {
+	if !x.Schema.HasRowid(table) {
+		return []string{query}, nil
+	}
 	v, dest := nullInts(2)
 	// Two sub-selects: SQLite answers a lone min() or max() of the rowid
 	// from the B-tree's ends, but scans the table for both in one SELECT.

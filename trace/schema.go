@@ -43,8 +43,9 @@ type Schema struct {
 	SchemaVersion string
 	MetaTable     string
 
-	tables map[string]map[string]bool // resolved name -> column set
-	alias  map[string]string          // canonical name -> actual name
+	tables  map[string]map[string]bool // resolved name -> column set
+	alias   map[string]string          // canonical name -> actual name
+	noRowid map[string]bool            // resolved names of WITHOUT ROWID tables
 }
 
 var versionedTable = regexp.MustCompile(`^(.*)_V[0-9]+$`)
@@ -69,6 +70,9 @@ func readSchema(ctx context.Context, db *sql.DB) (*Schema, error) {
 	}
 	sort.Strings(names)
 	s := &Schema{tables: map[string]map[string]bool{}, alias: map[string]string{}}
+	if s.noRowid, err = withoutRowid(ctx, db); err != nil {
+		return nil, err
+	}
 	for _, n := range names {
 		cols, err := tableColumns(ctx, db, n)
 		if err != nil {
@@ -92,8 +96,11 @@ func readSchema(ctx context.Context, db *sql.DB) (*Schema, error) {
 	return s, nil
 }
 
+// tableColumns returns a table's columns, generated columns included
+// (table_xinfo's hidden is 2 for VIRTUAL and 3 for STORED ones; 1 marks
+// the hidden columns of virtual tables, which are not the table's data).
 func tableColumns(ctx context.Context, db *sql.DB, table string) (map[string]bool, error) {
-	rows, err := db.QueryContext(ctx, `SELECT name FROM pragma_table_info(?)`, table)
+	rows, err := db.QueryContext(ctx, `SELECT name FROM pragma_table_xinfo(?) WHERE hidden IN (0, 2, 3)`, table)
 	if err != nil {
 		return nil, err
 	}
@@ -107,6 +114,26 @@ func tableColumns(ctx context.Context, db *sql.DB, table string) (map[string]boo
 		cols[c] = true
 	}
 	return cols, rows.Err()
+}
+
+// withoutRowid returns the tables declared WITHOUT ROWID: they have no
+// rowid to split a scan by or to search, and their rows are not in the
+// page layout the file reader knows.
+func withoutRowid(ctx context.Context, db *sql.DB) (map[string]bool, error) {
+	rows, err := db.QueryContext(ctx, `SELECT name FROM pragma_table_list WHERE schema = 'main' AND type = 'table' AND wr`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]bool{}
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			return nil, err
+		}
+		out[n] = true
+	}
+	return out, rows.Err()
 }
 
 func (s *Schema) readMeta(ctx context.Context, db *sql.DB) error {
@@ -152,6 +179,12 @@ func (s *Schema) Name(table string) string {
 func (s *Schema) Has(table string) bool {
 	_, ok := s.tables[s.Name(table)]
 	return ok
+}
+
+// HasRowid reports whether the table has a rowid: false for a table
+// declared WITHOUT ROWID, which readers then scan whole through SQL.
+func (s *Schema) HasRowid(table string) bool {
+	return !s.noRowid[s.Name(table)]
 }
 
 // HasColumn reports whether the table exists and has the column.

@@ -49,11 +49,14 @@ func colOr(name string, def int64) intCol {
 // tableLayout is where a table's rows are in the file: the root page of
 // its B-tree and the record index of each column (sqlitefile.Rowid for an
 // INTEGER PRIMARY KEY). ok is false when the file path cannot read it.
+// needSQL marks the columns only SQLite can give: one with a default
+// value (SQLite supplies it for rows written before the column was
+// added) and a VIRTUAL generated column (computed, not in the record).
 type tableLayout struct {
 	ok      bool
 	root    uint32
 	index   map[string]int
-	hasDflt map[string]bool
+	needSQL map[string]bool
 }
 
 // onPart is called when worker w (0 ≤ w < GOMAXPROCS) begins part p of a
@@ -128,11 +131,11 @@ func (x *Export) selectList(table string, cols []intCol) string {
 	return strings.Join(exprs, ", ")
 }
 
-// needsSQL reports whether a requested column has a default value, which
-// SQLite supplies for rows written before the column was added.
+// needsSQL reports whether a requested column is one only SQLite can
+// give (tableLayout.needSQL).
 func (s intScan) needsSQL(lay *tableLayout) bool {
 	for _, c := range s.cols {
-		if lay.hasDflt[c.name] {
+		if lay.needSQL[c.name] {
 			return true
 		}
 	}
@@ -249,38 +252,53 @@ func (x *Export) fileLayout(ctx context.Context, table string) (*sqlitefile.File
 	return x.file, lay, nil
 }
 
-// readLayout reads a table's root page and column order from the schema.
+// readLayout reads a table's root page and record layout from the
+// schema. PRAGMA table_xinfo lists every column in declared order,
+// generated ones too (table_info hides them, and a STORED one before the
+// columns read would shift their indexes): hidden is 0 for an ordinary
+// column, 2 for a VIRTUAL generated column, which takes no slot in the
+// record, and 3 for a STORED one, which does. A WITHOUT ROWID table, a
+// virtual table, or a column hidden any other way is left to SQL.
 func (x *Export) readLayout(ctx context.Context, name string) (*tableLayout, error) {
-	lay := &tableLayout{index: map[string]int{}, hasDflt: map[string]bool{}}
+	lay := &tableLayout{index: map[string]int{}, needSQL: map[string]bool{}}
 	var root sql.NullInt64
-	var ddl sql.NullString
-	err := x.db.QueryRowContext(ctx, `SELECT rootpage, sql FROM sqlite_master WHERE type = 'table' AND name = ?`, name).Scan(&root, &ddl)
+	err := x.db.QueryRowContext(ctx, `SELECT rootpage FROM sqlite_master WHERE type = 'table' AND name = ?`, name).Scan(&root)
 	if errors.Is(err, sql.ErrNoRows) {
 		return lay, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	if !root.Valid || root.Int64 < 1 || root.Int64 > 0xFFFFFFFF || strings.Contains(strings.ToUpper(ddl.String), "WITHOUT ROWID") {
+	if !root.Valid || root.Int64 < 1 || root.Int64 > 0xFFFFFFFF || !x.Schema.HasRowid(name) {
 		return lay, nil
 	}
-	rows, err := x.db.QueryContext(ctx, `SELECT cid, name, type, pk, dflt_value IS NOT NULL, (SELECT count(*) FROM pragma_table_info(?1) WHERE pk > 0) FROM pragma_table_info(?1)`, name)
+	rows, err := x.db.QueryContext(ctx, `SELECT name, type, pk, dflt_value IS NOT NULL, hidden,
+		(SELECT count(*) FROM pragma_table_xinfo(?1) WHERE pk > 0) FROM pragma_table_xinfo(?1)`, name)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
+	slot := 0 // the column's index in the record
 	for rows.Next() {
-		var cid, pk, npk int
+		var pk, hidden, npk int
 		var col, typ string
 		var dflt bool
-		if err := rows.Scan(&cid, &col, &typ, &pk, &dflt, &npk); err != nil {
+		if err := rows.Scan(&col, &typ, &pk, &dflt, &hidden, &npk); err != nil {
 			return nil, err
 		}
-		if pk == 1 && npk == 1 && strings.EqualFold(typ, "INTEGER") {
-			cid = sqlitefile.Rowid // the rowid's alias: NULL in the record
+		switch hidden {
+		case 0, 3: // ordinary, STORED generated: in the record
+			lay.index[col] = slot
+			lay.needSQL[col] = dflt
+			slot++
+		case 2: // VIRTUAL generated: computed by SQLite
+			lay.needSQL[col] = true
+		default:
+			return &tableLayout{}, nil
 		}
-		lay.index[col] = cid
-		lay.hasDflt[col] = dflt
+		if hidden == 0 && pk == 1 && npk == 1 && strings.EqualFold(typ, "INTEGER") {
+			lay.index[col] = sqlitefile.Rowid // the rowid's alias: NULL in the record
+		}
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err

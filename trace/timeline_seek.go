@@ -106,6 +106,9 @@ type startIndex struct {
 	x      *Export
 	table  string // as the export names it
 	lo, hi int64  // rowid bounds; hi < lo when empty
+	// noRowid: a WITHOUT ROWID table, never searched by rowid (lo and hi
+	// only count its rows).
+	noRowid bool
 }
 
 // newStartIndex reads a table's rowid bounds; nil when it has no start
@@ -114,8 +117,11 @@ func (x *Export) newStartIndex(ctx context.Context, table string) (*startIndex, 
 	if !x.Schema.HasColumn(table, "start") {
 		return nil, nil
 	}
-	ix := &startIndex{x: x, table: x.Schema.Name(table), lo: 0, hi: -1}
+	ix := &startIndex{x: x, table: x.Schema.Name(table), lo: 0, hi: -1, noRowid: !x.Schema.HasRowid(table)}
 	q := fmt.Sprintf(`SELECT (SELECT min(rowid) FROM %[1]s), (SELECT max(rowid) FROM %[1]s)`, ix.table)
+	if ix.noRowid {
+		q = fmt.Sprintf(`SELECT 0, count(*) - 1 FROM %s`, ix.table)
+	}
 	v, dest := nullInts(2)
 	if _, err := x.scanRows(ctx, "measuring "+table, q, dest, func() error { return nil }); err != nil {
 		return nil, err
@@ -153,9 +159,10 @@ func (ix *startIndex) ordered(ctx context.Context) (bool, error) {
 	if ix.hi < ix.lo {
 		return true, nil
 	}
-	if ix.lo < 0 || ix.hi == math.MaxInt64 {
-		// Rowids nsys never writes (a damaged file): the binary search's
-		// bounds would overflow, so the table is read whole.
+	if ix.noRowid || ix.lo < 0 || ix.hi == math.MaxInt64 {
+		// A WITHOUT ROWID table cannot be searched by rowid, and rowids
+		// nsys never writes (a damaged file) would overflow the binary
+		// search's bounds: either table is read whole.
 		return false, nil
 	}
 	ids := make([]string, points)

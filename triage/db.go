@@ -5,9 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"net/url"
-	"path/filepath"
-	"strings"
 	"time"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
@@ -77,19 +74,34 @@ var migrations = []string{
 // writes.
 func SchemaVersion() int { return len(migrations) }
 
+// minReadVersion is the oldest schema the read-only queries (runs,
+// snapshots, site histories) can answer from: version 2 only added
+// columns they do not read, and indexes. A read-only open of an older
+// database fails with a line saying how to migrate it.
+const minReadVersion = 1
+
 // ErrNotFindingsDB says that a file is an SQLite database but not one
 // that nsyssync wrote.
 var ErrNotFindingsDB = errors.New("not an nsyssync findings database")
+
+// ErrNeedsMigration says that a findings database is too old for a
+// read-only command to read, and that a writer must migrate it first.
+var ErrNeedsMigration = errors.New("findings database needs migrating")
 
 // DB is a findings database: runs, traces, sites and what each trace found
 // at each site.
 type DB struct {
 	db   *sql.DB
 	path string
+	// version is the database's schema version; below SchemaVersion()
+	// only for a database opened read-only.
+	version int
 }
 
-// OpenDB opens the findings database at path, creating it when absent and
-// migrating it to SchemaVersion().
+// OpenDB opens the findings database at path for writing, creating it
+// when absent and migrating it to SchemaVersion(). Several processes may
+// open, create and migrate one database at once: the migration runs in
+// one write transaction that reads the version under the lock.
 func OpenDB(ctx context.Context, path string) (*DB, error) {
 	db, err := openSQLite(path, false)
 	if err != nil {
@@ -99,7 +111,7 @@ func OpenDB(ctx context.Context, path string) (*DB, error) {
 		db.Close()
 		return nil, err
 	}
-	return &DB{db: db, path: path}, nil
+	return &DB{db: db, path: path, version: SchemaVersion()}, nil
 }
 
 // Close closes the database.
@@ -108,91 +120,65 @@ func (d *DB) Close() error { return d.db.Close() }
 // Path is where the database is.
 func (d *DB) Path() string { return d.path }
 
-// openSQLite opens a database file, read-write (created when absent) or
-// read-only, with foreign keys on. One connection: writes are serial and
-// a read sees the writes before it.
-func openSQLite(path string, readOnly bool) (*sql.DB, error) {
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	mode := "rwc"
-	if readOnly {
-		mode = "ro"
-	}
-	dsn := "file:" + (&url.URL{Path: abs}).EscapedPath() + "?mode=" + mode +
-		"&_pragma=foreign_keys(1)&_pragma=busy_timeout(10000)"
-	db, err := sql.Open("sqlite", dsn)
-	if err != nil {
-		return nil, fmt.Errorf("%s: opening the findings database: %w", path, err)
-	}
-	db.SetMaxOpenConns(1)
-	return db, nil
-}
+// Version is the database's schema version.
+func (d *DB) Version() int { return d.version }
 
-// schemaVersion returns the database's version: 0 for an empty database.
-// A database with tables but no schema_version was not written by
-// nsyssync, and is left alone.
-func schemaVersion(ctx context.Context, db *sql.DB, path string) (int, error) {
-	var tables, versioned int
-	err := db.QueryRowContext(ctx, `SELECT count(*), count(CASE WHEN name = 'schema_version' THEN 1 END)
-		FROM sqlite_master WHERE type = 'table'`).Scan(&tables, &versioned)
-	if err != nil {
-		if strings.Contains(err.Error(), "not a database") {
-			return 0, fmt.Errorf("%s: %w (not an SQLite file)", path, ErrNotFindingsDB)
-		}
-		return 0, fmt.Errorf("%s: reading the findings database: %w", path, err)
-	}
-	if versioned == 0 {
-		if tables > 0 {
-			return 0, fmt.Errorf("%s: %w (it has tables but no schema_version; is it an nsys export?)", path, ErrNotFindingsDB)
-		}
-		return 0, nil
-	}
-	var v sql.NullInt64
-	if err := db.QueryRowContext(ctx, `SELECT max(version) FROM schema_version`).Scan(&v); err != nil {
-		return 0, fmt.Errorf("%s: reading the schema version: %w", path, err)
-	}
-	return int(v.Int64), nil
-}
-
-// migrateTo applies the migrations from the database's version up to
-// target, each step in its own transaction.
+// migrateTo brings the database from its version up to target in one
+// IMMEDIATE transaction (openSQLite's _txlock): the version is read again
+// once the write lock is held, so that writers racing to create or
+// migrate one database apply each step once, and the others, waiting on
+// the busy timeout, find it done. A database already at target takes no
+// write lock.
 func migrateTo(ctx context.Context, db *sql.DB, path string, target int) error {
-	v, err := schemaVersion(ctx, db, path)
-	if err != nil {
+	v, err := checkedVersion(ctx, db, path)
+	if err != nil || v >= target {
 		return err
 	}
-	if v > len(migrations) {
-		return fmt.Errorf("%s: findings database schema version %d is newer than this nsyssync knows (%d): upgrade nsyssync", path, v, len(migrations))
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("%s: locking the findings database to migrate it: %w", path, err)
 	}
-	if v == 0 && target > 0 {
-		if _, err := db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_version (
+	defer tx.Rollback()
+	if v, err = checkedVersion(ctx, tx, path); err != nil || v >= target {
+		return err
+	}
+	if v == 0 {
+		if _, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_version (
 			version    INTEGER PRIMARY KEY,
 			applied_at TEXT NOT NULL)`); err != nil {
 			return fmt.Errorf("%s: creating schema_version: %w", path, err)
 		}
 	}
 	for ; v < target; v++ {
-		if err := applyMigration(ctx, db, v+1); err != nil {
+		if err := applyMigration(ctx, tx, v+1); err != nil {
 			return fmt.Errorf("%s: migrating the findings database to version %d: %w", path, v+1, err)
 		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("%s: migrating the findings database to version %d: %w", path, target, err)
 	}
 	return nil
 }
 
-func applyMigration(ctx context.Context, db *sql.DB, version int) error {
-	tx, err := db.BeginTx(ctx, nil)
+// checkedVersion is schemaVersion, refusing a database newer than this
+// nsyssync.
+func checkedVersion(ctx context.Context, q querier, path string) (int, error) {
+	v, err := schemaVersion(ctx, q, path)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	defer tx.Rollback()
+	if v > len(migrations) {
+		return 0, fmt.Errorf("%s: findings database schema version %d is newer than this nsyssync knows (%d): upgrade nsyssync", path, v, len(migrations))
+	}
+	return v, nil
+}
+
+// applyMigration runs one step inside the migration's transaction.
+func applyMigration(ctx context.Context, tx *sql.Tx, version int) error {
 	if _, err := tx.ExecContext(ctx, migrations[version-1]); err != nil {
 		return err
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO schema_version (version, applied_at) VALUES (?, ?)`,
-		version, time.Now().UTC().Format(time.RFC3339)); err != nil {
-		return err
-	}
-	return tx.Commit()
+	_, err := tx.ExecContext(ctx, `INSERT INTO schema_version (version, applied_at) VALUES (?, ?)`,
+		version, time.Now().UTC().Format(time.RFC3339))
+	return err
 }

@@ -42,6 +42,12 @@ func IsReport(path string) bool { return strings.HasSuffix(path, NsysRepExt) }
 // frames are in the JSON payloads) on the report into a fresh temporary
 // directory and returns the SQLite file and a function that removes the
 // directory.
+//
+// nsys runs in the temporary directory, so the report and the output
+// reach it as absolute paths: a relative path would name a file there,
+// and an absolute one never begins with "-", so that a report named
+// "--force-overwrite.nsys-rep" is a file to nsys, not an option (nsys
+// documents no "--" that ends its options).
 func (c *Converter) Export(ctx context.Context, report string) (string, func(), error) {
 	if c == nil || c.Nsys == "" {
 		return "", nil, fmt.Errorf("%s: %w: install Nsight Systems, or run 'nsys export --type sqlite' where it is and pass the .sqlite", report, ErrNoNsys)
@@ -49,14 +55,22 @@ func (c *Converter) Export(ctx context.Context, report string) (string, func(), 
 	if _, err := os.Stat(report); err != nil {
 		return "", nil, fmt.Errorf("%s: cannot open: %w", report, fileProblem(err))
 	}
+	absReport, err := filepath.Abs(report)
+	if err != nil {
+		return "", nil, fmt.Errorf("%s: %w", report, err)
+	}
 	dir, err := os.MkdirTemp(c.TempDir, "nsyssync-export-*")
 	if err != nil {
 		return "", nil, fmt.Errorf("%s: making a directory for its export: %w", report, err)
 	}
 	cleanup := func() { os.RemoveAll(dir) }
+	if dir, err = filepath.Abs(dir); err != nil {
+		cleanup()
+		return "", nil, fmt.Errorf("%s: making a directory for its export: %w", report, err)
+	}
 	out := filepath.Join(dir, strings.TrimSuffix(filepath.Base(report), NsysRepExt)+SQLiteExt)
 	cmd := exec.CommandContext(ctx, c.Nsys, "export", "-q", "true", "--include-json=true", "--type", "sqlite",
-		"--force-overwrite", "true", "-o", out, report)
+		"--force-overwrite", "true", "-o", out, absReport)
 	cmd.Dir = dir // anything nsys writes beside itself lands in the temporary directory
 	var stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stderr, &stderr

@@ -132,11 +132,12 @@ func runHistory(ctx context.Context, args []string, opt historyOptions, stdout i
 	return text()
 }
 
-// openExistingDB opens a findings database that must already exist: the
-// commands that only read one never create it.
+// openExistingDB opens a findings database that must already exist,
+// read-only: the commands that only read one never create, migrate or
+// write it (an older database is read as it is).
 func openExistingDB(ctx context.Context, path string) (*triage.DB, error) {
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("%s: no findings database here (record one with 'nsyssync batch --db %s DIR')", path, path)
 	}
-	return triage.OpenDB(ctx, path)
+	return triage.OpenDBReadOnly(ctx, path)
 }

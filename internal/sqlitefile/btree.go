@@ -89,10 +89,12 @@ func (f *File) Parts(root uint32, n int) ([]Part, error) {
 }
 
 // Scan reads the rows of a part in rowid order and calls fn with the
-// requested columns of each: record column indexes as in the table's
-// definition (PRAGMA table_info's cid), Rowid, or Absent for a column to
-// leave NULL. The slice passed to fn
-// is reused for every row. It returns the rows read. An error from fn
+// requested columns of each: indexes into the record, Rowid, or Absent
+// for a column to leave NULL. A record holds the table's columns in
+// declared order less its VIRTUAL generated columns (STORED ones take
+// their slot), so an index is not PRAGMA table_info's cid where the
+// table has generated columns: count the columns of PRAGMA table_xinfo
+// whose hidden is 0 or 3. The slice passed to fn is reused for every row. It returns the rows read. An error from fn
 // stops the scan and is returned as it is.
 func (f *File) Scan(ctx context.Context, part Part, cols []int, fn func([]Value) error) (int64, error) {
 	d, err := newDecoder(cols)
