@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/nsyssync/nsyssync/internal/safefile"
 )
 
 // busyTimeoutMs is how long a statement waits for another process's lock
@@ -26,7 +28,7 @@ type querier interface {
 // as it is when its schema can answer the queries; one too old for them
 // fails with ErrNeedsMigration and says how to migrate it.
 func OpenDBReadOnly(ctx context.Context, path string) (*DB, error) {
-	if _, err := os.Stat(path); err != nil {
+	if err := safefile.CheckRegular(path); err != nil {
 		return nil, fmt.Errorf("%s: cannot open the findings database: %w", path, fileProblem(err))
 	}
 	db, err := openSQLite(path, true)
@@ -66,6 +68,13 @@ func readableVersion(path string, v int) error {
 // when another process holds the lock. A read-only handle is also
 // query_only, so that no statement can change the file.
 func openSQLite(path string, readOnly bool) (*sql.DB, error) {
+	// SQLite's own open of a FIFO would wait for a writer for ever, and a
+	// device is no database: only a regular file, or none yet.
+	if _, err := os.Stat(path); err == nil {
+		if err := safefile.CheckRegular(path); err != nil {
+			return nil, fmt.Errorf("%s: cannot open the findings database: %w", path, fileProblem(err))
+		}
+	}
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)

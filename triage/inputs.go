@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/nsyssync/nsyssync/internal/safefile"
 )
 
 // Extensions of the inputs a directory walk picks up.
@@ -180,10 +182,4 @@ func (s Shard) String() string {
 
 // fileProblem returns what went wrong in a file-system error without the
 // path it repeats ("no such file or directory"), or err itself.
-func fileProblem(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
-}
+func fileProblem(err error) error { return safefile.Problem(err) }

@@ -11,6 +11,8 @@ import (
 	"io"
 	"os"
 	"strings"
+
+	"github.com/nsyssync/nsyssync/internal/safefile"
 )
 
 // MergeStats counts what a merge took and what it skipped.
@@ -45,7 +47,7 @@ func MergeLines(ctx context.Context, paths []string, w io.Writer, fn func(Line) 
 }
 
 func mergeLinesFile(ctx context.Context, path string, w *bufio.Writer, seen map[string]bool, st *MergeStats, fn func(Line) error) error {
-	f, err := os.Open(path)
+	f, err := safefile.OpenRegular(path)
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, fileProblem(err))
 	}

@@ -9,6 +9,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/nsyssync/nsyssync/internal/safefile"
 )
 
 // ErrNoNsys says that a .nsys-rep input cannot be read because the nsys
@@ -52,7 +54,7 @@ func (c *Converter) Export(ctx context.Context, report string) (string, func(), 
 	if c == nil || c.Nsys == "" {
 		return "", nil, fmt.Errorf("%s: %w: install Nsight Systems, or run 'nsys export --type sqlite' where it is and pass the .sqlite", report, ErrNoNsys)
 	}
-	if _, err := os.Stat(report); err != nil {
+	if err := safefile.CheckRegular(report); err != nil { // nsys would wait on a FIFO
 		return "", nil, fmt.Errorf("%s: cannot open: %w", report, fileProblem(err))
 	}
 	absReport, err := filepath.Abs(report)

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/nsyssync/nsyssync/internal/safefile"
 )
 
 // sqliteMagic starts every SQLite database file.
@@ -15,7 +17,7 @@ var sqliteMagic = []byte("SQLite format 3\x00")
 // IsSQLite reports whether the file at path is an SQLite database (an
 // export or a findings database) rather than JSON.
 func IsSQLite(path string) (bool, error) {
-	f, err := os.Open(path)
+	f, err := safefile.OpenRegular(path) // a FIFO or a device would block or never end
 	if err != nil {
 		return false, fmt.Errorf("%s: %w", path, fileProblem(err))
 	}
@@ -50,7 +52,7 @@ func LoadSnapshot(ctx context.Context, path string, opt Options) (*Snapshot, err
 	if isDB {
 		return snap, analyseInto(ctx, snap, []Input{{Path: path}}, opt, false)
 	}
-	f, err := os.Open(path)
+	f, err := safefile.OpenRegular(path)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, fileProblem(err))
 	}

@@ -203,6 +203,11 @@ func TestInputsThatAreNotFiles(t *testing.T) {
 		{[]string{"analyze", "/dev/zero"}, "/dev/zero: is a character device, not an nsys SQLite export"},
 		{[]string{"analyze", dir}, "is a directory"},
 		{[]string{"analyze", "--calibration", fifo, good}, "is a FIFO (named pipe), not a regular file"},
+		{[]string{"diff", fifo, good}, "is a FIFO (named pipe)"},
+		{[]string{"merge", fifo}, "is a FIFO (named pipe)"},
+		{[]string{"history", "--db", fifo}, "is a FIFO (named pipe)"},
+		{[]string{"batch", "--no-estimate", "--db", fifo, good}, "is a FIFO (named pipe)"},
+		{[]string{"merge", "--db", fifo, good}, "is a FIFO (named pipe)"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			code, _, errOut := runBounded(t, time.Minute, tc.args...)
