@@ -68,8 +68,10 @@ const (
 
 // MaxDisplay is the most characters (runes) of a text Display keeps: the
 // first two thirds and the last third, around an ellipsis, so that the
-// head of a location (file:line) and the end of a symbol both show.
-const MaxDisplay = 300
+// head of a location (file:line) and the end of a symbol both show. The
+// frames of PyTorch's templated dispatch run to 800 characters in the
+// fixtures; they stay whole.
+const MaxDisplay = 1024
 
 // MaxJSON is the most bytes of a string Bound keeps whole.
 const MaxJSON = 4096
