@@ -110,10 +110,28 @@ func (d *Diagnosis) WriteText(w io.Writer, opt TextOptions) error {
 
 // WriteJSON writes the diagnosis as indented JSON.
 func (d *Diagnosis) WriteJSON(w io.Writer) error {
+	// Names from the export are bounded (textsafe.Bound), as in the report.
+	out := *d
+	out.Path, out.Problem = textsafe.Bound(d.Path), textsafe.Bound(d.Problem)
+	out.GPUs = bounded(d.GPUs)
+	out.Ranges, out.AtenRanges = boundedRanges(d.Ranges), boundedRanges(d.AtenRanges)
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	if err := enc.Encode(d); err != nil {
+	if err := enc.Encode(&out); err != nil {
 		return fmt.Errorf("writing the diagnosis: %w", err)
 	}
 	return nil
+}
+
+// boundedRanges is the ranges with their names bounded.
+func boundedRanges(ranges []RangeSummary) []RangeSummary {
+	if ranges == nil {
+		return nil
+	}
+	out := make([]RangeSummary, len(ranges))
+	for i, r := range ranges {
+		r.Name, r.Domain = textsafe.Bound(r.Name), textsafe.Bound(r.Domain)
+		out[i] = r
+	}
+	return out
 }
