@@ -12,6 +12,9 @@
 //   - Display(s, mode): the display form, for text, Markdown and HTML:
 //     Shorten to MaxDisplay characters, then Escape for the mode.
 //   - Escape(s, mode): the same without shortening.
+//   - Message(s): a message for stderr (an error that names a file or
+//     quotes the trace), in terminal mode line by line, so that the line
+//     breaks nsyssync writes into its own messages stay.
 //   - Bound(s): the form JSON outputs (the report, Perfetto) carry: the
 //     full string when it is at most MaxJSON bytes, else its start and
 //     end around a marker. JSON's own escaping handles control
@@ -82,6 +85,20 @@ const ellipsis = "…"
 // Display returns s shortened to MaxDisplay characters and escaped for
 // the mode: the form every report shows of a text from the trace.
 func Display(s string, m Mode) string { return Escape(Shorten(s, MaxDisplay), m) }
+
+// MaxMessage is the most characters of a message Message keeps.
+const MaxMessage = 4 * MaxDisplay
+
+// Message returns a message for a terminal or a log: shortened to
+// MaxMessage characters, each of its lines escaped (Terminal), the line
+// feeds between them kept.
+func Message(s string) string {
+	lines := strings.Split(Shorten(s, MaxMessage), "\n")
+	for i, l := range lines {
+		lines[i] = Escape(l, Terminal)
+	}
+	return strings.Join(lines, "\n")
+}
 
 // Shorten returns s when it has at most max characters, else its first
 // two thirds and last third of max-1 characters joined by an ellipsis. It

@@ -123,3 +123,23 @@ func TestBound(t *testing.T) {
 		})
 	}
 }
+
+func TestMessage(t *testing.T) {
+	cases := []struct {
+		name, in, want string
+	}{
+		{"own line breaks stay", "2 sites match:\nab12\ncd34", "2 sites match:\nab12\ncd34"},
+		{"escapes in a line", "open x\x1b[2J.sqlite: no such file", `open x\x1b[2J.sqlite: no such file`},
+		{"carriage return shown", "a\rb", `a\rb`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := Message(c.in); got != c.want {
+				t.Errorf("Message(%q) = %q, want %q", c.in, got, c.want)
+			}
+		})
+	}
+	if n := utf8.RuneCountInString(Message(strings.Repeat("x", 1<<20))); n != MaxMessage {
+		t.Errorf("a megabyte message keeps %d characters, want %d", n, MaxMessage)
+	}
+}
