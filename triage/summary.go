@@ -144,7 +144,7 @@ func (r SummaryReport) WriteText(w io.Writer) error {
 	if len(r.Failures) > 0 {
 		b.WriteString("\nFAILED\n")
 		for _, f := range r.Failures {
-			fmt.Fprintf(&b, "%s\n", textsafe.Message(f.Error))
+			fmt.Fprintf(&b, "%s\n", term(f.Error))
 		}
 	}
 	if _, err := io.WriteString(w, b.String()); err != nil {
