@@ -47,10 +47,11 @@ vet:
 check-html:
 	bash scripts/check-html.sh
 
-# Rewrites the report golden files (report/testdata/*.golden) after an
+# Rewrites the golden files (report/testdata, triage/testdata) after an
 # intended change to a report; review the diff.
 golden:
 	$(GO) test -count=1 ./report/ -run TestGolden -update
+	$(GO) test -count=1 ./triage/ -run TestHostileTables -update
 
 # The example reports linked from the README (docs/examples/).
 examples: build

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/lipgloss"
+
+	"github.com/nsyssync/nsyssync/internal/textsafe"
 )
 
 // maxDoctorRanges is how many NVTX range names the doctor lists.
@@ -23,12 +25,12 @@ func (d *Diagnosis) WriteText(w io.Writer, opt TextOptions) error {
 	kv := func(k, v string) {
 		b.WriteString(st.key.Render(fmt.Sprintf("%-9s", k)) + v + "\n")
 	}
-	kv("export", clean(d.Path))
+	kv("export", termText(d.Path))
 	if d.NsysVersion != "" || d.SchemaVersion != "" {
-		kv("made by", clean(strings.TrimSpace("nsys "+d.NsysVersion+" schema "+d.SchemaVersion)))
+		kv("made by", termText(strings.TrimSpace("nsys "+d.NsysVersion+" schema "+d.SchemaVersion)))
 	}
 	if d.Problem != "" {
-		kv("problem", st.warn.Render(clean(d.Problem)))
+		kv("problem", st.warn.Render(termText(d.Problem)))
 	} else {
 		kv("syncs", fmt.Sprintf("%d host syncs at %d sites", d.Syncs, d.Sites))
 	}
@@ -41,7 +43,7 @@ func (d *Diagnosis) WriteText(w io.Writer, opt TextOptions) error {
 		if c.Impact != "" {
 			text = c.Impact
 		}
-		rows = append(rows, []string{mark, c.Name, clean(text)})
+		rows = append(rows, []string{mark, c.Name, termText(text)})
 	}
 	markStyle := func(m string) lipgloss.Style {
 		switch m {
@@ -65,7 +67,7 @@ func (d *Diagnosis) WriteText(w io.Writer, opt TextOptions) error {
 				if i >= maxDoctorRanges {
 					break
 				}
-				rows = append(rows, []string{clean(r.Name), clean(r.Domain), itoa(r.Occurrences), Duration(r.TotalNs), itoa(r.Syncs)})
+				rows = append(rows, []string{termText(r.Name), termText(r.Domain), itoa(r.Occurrences), Duration(r.TotalNs), itoa(r.Syncs)})
 			}
 			renderTable(&b, st, []column{{header: "NAME", flex: true}, {header: "DOMAIN"}, {header: "OCCURRENCES"}, {header: "TIME"}, {header: "SYNCS"}}, rows, opt.Width)
 			if len(d.Ranges) > maxDoctorRanges {
@@ -81,7 +83,7 @@ func (d *Diagnosis) WriteText(w io.Writer, opt TextOptions) error {
 				}
 				names = append(names, fmt.Sprintf("%s ×%d", r.Name, r.Syncs))
 			}
-			b.WriteString(wrapIndent(fmt.Sprintf("autograd ranges around syncs: %d ops (%s)", n, clean(strings.Join(names, ", "))), opt.Width, "") + "\n")
+			b.WriteString(wrapIndent(fmt.Sprintf("autograd ranges around syncs: %d ops (%s)", n, termText(strings.Join(names, ", "))), opt.Width, "") + "\n")
 		}
 	}
 
@@ -89,7 +91,7 @@ func (d *Diagnosis) WriteText(w io.Writer, opt TextOptions) error {
 	switch {
 	case d.Profile != "":
 		b.WriteString("Profile again, then export with the Python payload:\n\n")
-		b.WriteString("  " + clean(d.Profile) + "\n  " + clean(d.Export) + "\n")
+		b.WriteString("  " + textsafe.Escape(d.Profile, textsafe.Terminal) + "\n  " + textsafe.Escape(d.Export, textsafe.Terminal) + "\n")
 		b.WriteString("\n")
 		for _, line := range []string{
 			"Backtraces need CPU sampling (-s cpu), which needs perf_event access",
@@ -99,7 +101,7 @@ func (d *Diagnosis) WriteText(w io.Writer, opt TextOptions) error {
 			b.WriteString(st.dim.Render(line) + "\n")
 		}
 	case d.ReexportOnly:
-		b.WriteString("Export the same report again (no need to profile again):\n\n  " + clean(d.Export) + "\n")
+		b.WriteString("Export the same report again (no need to profile again):\n\n  " + textsafe.Escape(d.Export, textsafe.Terminal) + "\n")
 	default:
 		b.WriteString("This export carries every kind of evidence nsyssync reads.\n")
 	}
@@ -108,10 +110,28 @@ func (d *Diagnosis) WriteText(w io.Writer, opt TextOptions) error {
 
 // WriteJSON writes the diagnosis as indented JSON.
 func (d *Diagnosis) WriteJSON(w io.Writer) error {
+	// Names from the export are bounded (textsafe.Bound), as in the report.
+	out := *d
+	out.Path, out.Problem = textsafe.Bound(d.Path), textsafe.Bound(d.Problem)
+	out.GPUs = bounded(d.GPUs)
+	out.Ranges, out.AtenRanges = boundedRanges(d.Ranges), boundedRanges(d.AtenRanges)
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	if err := enc.Encode(d); err != nil {
+	if err := enc.Encode(&out); err != nil {
 		return fmt.Errorf("writing the diagnosis: %w", err)
 	}
 	return nil
+}
+
+// boundedRanges is the ranges with their names bounded.
+func boundedRanges(ranges []RangeSummary) []RangeSummary {
+	if ranges == nil {
+		return nil
+	}
+	out := make([]RangeSummary, len(ranges))
+	for i, r := range ranges {
+		r.Name, r.Domain = textsafe.Bound(r.Name), textsafe.Bound(r.Domain)
+		out[i] = r
+	}
+	return out
 }

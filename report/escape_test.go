@@ -10,58 +10,94 @@ import (
 	"github.com/nsyssync/nsyssync/trace"
 )
 
-// hostile is a symbol name no report may pass through unescaped.
-const hostile = `at::native::kernel<script>alert("x")</script>&<b>`
+// hostile is a symbol name no report may pass through unescaped: HTML,
+// terminal escape sequences (OSC sets the title, BEL ends it, CSI clears
+// the screen), a right-to-left override, and line breaks followed by
+// Markdown that would render as an image and a link and close the
+// <details> block it is in.
+const hostile = "at::native::kernel<script>alert(\"x\")</script>&<b>|`" +
+	"\x1b]0;PWNED\x07\x1b[2J\u009b31m\u202etxt.exe" +
+	"\n![x](http://evil.example/i.png)\n</details>\n\n[link](https://evil.example)\r\n# www.evil.example"
 
-// hostileTimeline renames every GPU op of the real timeline it reads.
+// hostileTimeline renames every GPU op and API call of the real timeline
+// it reads.
 type hostileTimeline struct{ x *trace.Export }
 
 func (h hostileTimeline) Timeline(ctx context.Context, w trace.Interval) (*trace.Timeline, error) {
-	tl, err := h.x.Timeline(ctx, w)
+	return renamedTimeline{h.x, hostile}.Timeline(ctx, w)
+}
+
+// renamedTimeline renames every GPU op and API call to name.
+type renamedTimeline struct {
+	x    *trace.Export
+	name string
+}
+
+func (r renamedTimeline) Timeline(ctx context.Context, w trace.Interval) (*trace.Timeline, error) {
+	tl, err := r.x.Timeline(ctx, w)
 	if err != nil {
 		return nil, err
 	}
 	for i := range tl.Ops {
-		tl.Ops[i].Name = hostile
+		tl.Ops[i].Name = r.name
 	}
 	for i := range tl.Calls {
-		tl.Calls[i].Name = hostile
+		tl.Calls[i].Name = r.name
 	}
 	return tl, nil
 }
 
 // hostileAnalysis loads a real fixture and puts the hostile name
-// everywhere the trace supplies text: native and Python frames, the site
-// location, the NVTX path, evidence, fix, thread name and warnings.
+// everywhere the trace supplies text.
 func hostileAnalysis(t *testing.T) loaded {
 	l := load(t, "syncs_backtrace.sqlite", "")
-	a := l.analysis
+	rename(l.analysis, hostile)
+	l.timelines = hostileTimeline{l.export}
+	return l
+}
+
+// rename puts name everywhere the trace supplies text: native and Python
+// frames, the syncs' calls and NVTX ranges, thread and process names,
+// the region, the site location, NVTX path, evidence, fix, category and
+// the warnings.
+func rename(a *Analysis, name string) {
 	for i := range a.Trace.Syncs {
 		s := &a.Trace.Syncs[i]
 		native := s.Native()
 		for j := range native {
-			native[j].Symbol = hostile + native[j].Symbol
+			native[j].Symbol = name + native[j].Symbol
 		}
 		py := s.Python()
 		for j := range py {
-			py[j].Function = hostile
+			py[j].Function = name
+		}
+		calls := s.Calls()
+		for j := range calls {
+			calls[j].Name = name
+		}
+		nvtx := s.NVTX()
+		for j := range nvtx {
+			nvtx[j].Name = name
 		}
 	}
 	for tid, th := range a.Trace.Threads {
-		th.Name = hostile
+		th.Name = name
 		a.Trace.Threads[tid] = th
 	}
-	a.Trace.Warnings = append(a.Trace.Warnings, hostile)
+	for pid, p := range a.Trace.Processes {
+		p.Name = name
+		a.Trace.Processes[pid] = p
+	}
+	a.Trace.Warnings = append(a.Trace.Warnings, name)
 	for i := range a.Sites {
 		s := &a.Sites[i]
-		s.Location.Function = hostile
-		s.Location.Frames = append([]string{hostile}, s.Location.Frames...)
-		s.NVTX = append(s.NVTX, hostile)
-		s.Evidence = []string{"native frame " + hostile}
-		s.Fix = "replace " + hostile
-		s.Category = hostile
+		s.Location.Function = name
+		s.Location.Frames = append([]string{name}, s.Location.Frames...)
+		s.NVTX = append(s.NVTX, name)
+		s.Evidence = []string{"native frame " + name, "in `" + name + "`"}
+		s.Fix = "replace " + name
+		s.Category = name
 	}
-	return l
 }
 
 // TestHTMLEscapesTraceText renders a real export whose symbols carry
@@ -134,9 +170,6 @@ func TestMarkdownEscapesTraceText(t *testing.T) {
 // Perfetto JSON stays valid with the name intact.
 func TestTextAndPerfettoCarryTraceTextSafely(t *testing.T) {
 	l := hostileAnalysis(t)
-	for i := range l.analysis.Sites {
-		l.analysis.Sites[i].Location.Function = "step\x1b]0;pwned\x07\x1b[31m"
-	}
 	var text bytes.Buffer
 	if err := l.analysis.WriteText(&text, TextOptions{}); err != nil {
 		t.Fatal(err)

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -19,6 +20,11 @@ type goldenCase struct {
 	render  func(ctx context.Context, l loaded, w *bytes.Buffer) error
 }
 
+// hostileGolden prefixes the golden files of the hostile export: the
+// hostile name goes everywhere the trace supplies text (rename,
+// escape_test.go) before the rendering.
+const hostileGolden = "hostile."
+
 func goldenCases() []goldenCase {
 	text := func(opt TextOptions) func(context.Context, loaded, *bytes.Buffer) error {
 		return func(_ context.Context, l loaded, w *bytes.Buffer) error { return l.analysis.WriteText(w, opt) }
@@ -28,10 +34,10 @@ func goldenCases() []goldenCase {
 	}
 	jsonDoc := func(_ context.Context, l loaded, w *bytes.Buffer) error { return l.analysis.WriteJSON(w) }
 	html := func(ctx context.Context, l loaded, w *bytes.Buffer) error {
-		return l.analysis.WriteHTML(ctx, w, HTMLOptions{Details: 3, Timelines: l.export})
+		return l.analysis.WriteHTML(ctx, w, HTMLOptions{Details: 3, Timelines: l.timelines})
 	}
 	perfetto := func(ctx context.Context, l loaded, w *bytes.Buffer) error {
-		return l.analysis.WritePerfetto(ctx, w, l.export)
+		return l.analysis.WritePerfetto(ctx, w, l.timelines)
 	}
 	doctor := func(_ context.Context, l loaded, w *bytes.Buffer) error {
 		return Diagnose(l.analysis).WriteText(w, TextOptions{Width: 100})
@@ -59,7 +65,28 @@ func goldenCases() []goldenCase {
 		goldenCase{"syncs_backtrace.nosyncs.html", "syncs_backtrace.sqlite", "cub::DeviceReduce::Sum", html},
 		goldenCase{"syncs_backtrace.nosyncs.json", "syncs_backtrace.sqlite", "cub::DeviceReduce::Sum", jsonDoc},
 	)
+	// Every format of a real export whose text is hostile.
+	for _, c := range []struct {
+		golden string
+		render func(context.Context, loaded, *bytes.Buffer) error
+	}{
+		{"txt", text(TextOptions{})}, {"w80.txt", text(TextOptions{Width: 80})}, {"md", markdown},
+		{"html", html}, {"json", jsonDoc}, {"perfetto.json", perfetto}, {"doctor.txt", doctor},
+	} {
+		cases = append(cases, goldenCase{hostileGolden + c.golden, "multiproc_lean.sqlite", "", c.render})
+	}
 	return cases
+}
+
+// loadCase loads a golden case's fixture, made hostile for the hostile
+// golden files.
+func loadCase(t *testing.T, tc goldenCase) loaded {
+	l := load(t, tc.fixture, tc.nvtx)
+	if strings.HasPrefix(tc.golden, hostileGolden) {
+		rename(l.analysis, hostile)
+		l.timelines = hostileTimeline{l.export}
+	}
+	return l
 }
 
 // TestGolden renders every format on the real fixtures and compares the
@@ -69,14 +96,14 @@ func TestGolden(t *testing.T) {
 	for _, tc := range goldenCases() {
 		t.Run(tc.golden, func(t *testing.T) {
 			ctx := context.Background()
-			l := load(t, tc.fixture, tc.nvtx)
+			l := loadCase(t, tc)
 			var got bytes.Buffer
 			if err := tc.render(ctx, l, &got); err != nil {
 				t.Fatalf("render: %v", err)
 			}
 			// Deterministic: a second rendering gives the same bytes.
 			var again bytes.Buffer
-			if err := tc.render(ctx, load(t, tc.fixture, tc.nvtx), &again); err != nil {
+			if err := tc.render(ctx, loadCase(t, tc), &again); err != nil {
 				t.Fatalf("render again: %v", err)
 			}
 			if !bytes.Equal(got.Bytes(), again.Bytes()) {

@@ -18,6 +18,9 @@ const corpusDir = "../../shared/corpus"
 type loaded struct {
 	export   *trace.Export
 	analysis *Analysis
+	// timelines reads the export's timeline: the export itself, or a
+	// wrapper that renames what it reads.
+	timelines TimelineReader
 }
 
 // load opens a fixture, loads it (the NVTX region when nvtx is set) and
@@ -36,7 +39,7 @@ func load(t *testing.T, name, nvtx string) loaded {
 		t.Fatalf("load %s: %v", path, err)
 	}
 	tr.Path = "fixtures/" + name
-	return loaded{export: x, analysis: New(tr)}
+	return loaded{export: x, analysis: New(tr), timelines: x}
 }
 
 // siteWith returns the first site whose location function is fn.

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/nsyssync/nsyssync/classify"
+	"github.com/nsyssync/nsyssync/internal/textsafe"
 	"github.com/nsyssync/nsyssync/trace"
 )
 
@@ -92,19 +93,19 @@ func (a *Analysis) WriteHTML(ctx context.Context, w io.Writer, opt HTMLOptions) 
 
 func (a *Analysis) htmlPage(ctx context.Context, opt HTMLOptions) (*htmlPage, error) {
 	t := a.Trace
-	p := &htmlPage{Title: "nsyssync: " + t.Path, Warnings: t.Warnings, NoSyncs: len(t.Syncs) == 0}
+	p := &htmlPage{Title: "nsyssync: " + htmlText(t.Path), Warnings: htmlTexts(t.Warnings), NoSyncs: len(t.Syncs) == 0}
 	blocked := t.BlockedNs()
 	p.Summary = [][2]string{
-		{"trace", t.Path},
-		{"export", t.Schema.Version()},
-		{"GPU", a.GPUName()},
-		{"region", a.RegionName() + ", " + Duration(t.Region.Duration)},
+		{"trace", htmlText(t.Path)},
+		{"export", htmlText(t.Schema.Version())},
+		{"GPU", htmlText(a.GPUName())},
+		{"region", htmlText(a.RegionName()) + ", " + Duration(t.Region.Duration)},
 		{"host syncs", fmt.Sprintf("%d at %d sites; host blocked %s (%s of the region)", len(t.Syncs), len(a.Sites), Duration(blocked), percent(blocked, t.Region.Duration))},
 		{"estimated savings", a.totalSavingsText()},
 		{"evidence", evidenceSummary(&t.Evidence, len(t.Syncs))},
 	}
 	if opt.Gate != nil {
-		p.Summary = append(p.Summary, [2]string{"CI gate", opt.Gate.String()})
+		p.Summary = append(p.Summary, [2]string{"CI gate", htmlText(opt.Gate.String())})
 	}
 	sites := a.Ordered()
 	for i, s := range sites {
@@ -135,19 +136,19 @@ func (a *Analysis) htmlPage(ctx context.Context, opt HTMLOptions) (*htmlPage, er
 }
 
 func (a *Analysis) htmlRow(s *classify.Site) htmlSiteRow {
-	return htmlSiteRow{ID: s.ID, Dependency: string(s.Dependency), Category: s.Category, Count: len(s.Syncs),
-		Blocked: Duration(s.BlockedNs), Mean: Duration(meanNs(s)), Savings: a.savingsText(s), Location: siteLabel(s),
-		Allowed: a.Allowed[s.ID]}
+	return htmlSiteRow{ID: s.ID, Dependency: string(s.Dependency), Category: htmlText(s.Category), Count: len(s.Syncs),
+		Blocked: Duration(s.BlockedNs), Mean: Duration(meanNs(s)), Savings: a.savingsText(s), Location: htmlText(siteLabel(s)),
+		Allowed: htmlText(a.Allowed[s.ID])}
 }
 
 func (a *Analysis) htmlDetail(ctx context.Context, s *classify.Site, tr TimelineReader) (htmlDetail, error) {
-	d := htmlDetail{Row: a.htmlRow(s), APIs: strings.Join(s.APIs, " + "), Fingerprint: Fingerprint(s),
-		NVTX: strings.Join(s.NVTX, " > "), PythonFrames: s.Location.Frames}
+	d := htmlDetail{Row: a.htmlRow(s), APIs: htmlText(strings.Join(s.APIs, " + ")), Fingerprint: Fingerprint(s),
+		NVTX: htmlText(strings.Join(s.NVTX, " > ")), PythonFrames: htmlTexts(s.Location.Frames)}
 	for _, e := range s.Evidence {
-		d.Evidence = append(d.Evidence, codeSpans(e))
+		d.Evidence = append(d.Evidence, htmlSpans(e))
 	}
 	if s.Fix != "" {
-		d.Fix = codeSpans(s.Fix)
+		d.Fix = htmlSpans(s.Fix)
 	}
 	if s.Confidence > 0 {
 		d.Confidence = fmt.Sprintf("%.2f", s.Confidence)
@@ -159,13 +160,13 @@ func (a *Analysis) htmlDetail(ctx context.Context, s *classify.Site, tr Timeline
 	sy := &a.Trace.Syncs[idx]
 	if s.Location.File != "" {
 		for _, f := range classify.UserFrames(sy.Native()) {
-			d.NativeFrames = append(d.NativeFrames, f.Symbol)
+			d.NativeFrames = append(d.NativeFrames, htmlText(f.Symbol))
 		}
 	} else if s.Location.Function != "" {
-		d.NativeFrames, d.PythonFrames = s.Location.Frames, nil
+		d.NativeFrames, d.PythonFrames = d.PythonFrames, nil
 	}
 	d.SyncID = "e" + itoa(idx+1)
-	d.SyncWhat = What(sy)
+	d.SyncWhat = htmlText(What(sy))
 	d.WaitedFor = waited(sy)
 	d.GPUIdleAfter = idleAfter(sy)
 	if len(s.Syncs) > 1 {
@@ -194,6 +195,34 @@ func (a *Analysis) htmlDetail(ctx context.Context, s *classify.Site, tr Timeline
 	}
 	d.Simulated = layoutTimeline(sim, a.Trace, sy, trace.Interval{}, "simulated without the site's syncs", false)
 	return d, nil
+}
+
+// htmlText is the display form of text from the trace on the page
+// (textsafe.HTML): html/template escapes it as HTML; control characters,
+// bidirectional marks and line breaks are made visible and long names
+// shortened.
+func htmlText(s string) string { return textsafe.Display(s, textsafe.HTML) }
+
+// htmlTexts is htmlText of each text.
+func htmlTexts(texts []string) []string {
+	if texts == nil {
+		return nil
+	}
+	out := make([]string, len(texts))
+	for i, t := range texts {
+		out[i] = htmlText(t)
+	}
+	return out
+}
+
+// htmlSpans splits classifier text into code spans (codeSpans) and
+// gives each piece its display form.
+func htmlSpans(text string) []span {
+	spans := codeSpans(text)
+	for i := range spans {
+		spans[i].Text = htmlText(spans[i].Text)
+	}
+	return spans
 }
 
 // representativeSync picks the site's sync of median blocked time (the

@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"slices"
 	"strconv"
 	"sync"
 
+	"github.com/nsyssync/nsyssync/internal/textsafe"
 	"github.com/nsyssync/nsyssync/trace"
 )
 
@@ -155,9 +157,9 @@ type GapJSON struct {
 // documentHead fills the JSON contract but for the syncs.
 func (a *Analysis) documentHead() Document {
 	t := a.Trace
-	d := Document{Schema: SchemaVersion, Sites: []SiteJSON{}, Syncs: []SyncJSON{}, Notes: t.Warnings}
-	d.Trace = TraceInfo{Path: t.Path, NsysVersion: t.Schema.NsysVersion, SchemaVersion: t.Schema.SchemaVersion, GPU: a.GPUName(),
-		Region: RegionJSON{Name: t.Region.Name, StartNs: t.Region.Start, EndNs: t.Region.End, DurationNs: t.Region.Duration, Occurrences: len(t.Region.Intervals)}}
+	d := Document{Schema: SchemaVersion, Sites: []SiteJSON{}, Syncs: []SyncJSON{}, Notes: bounded(t.Warnings)}
+	d.Trace = TraceInfo{Path: textsafe.Bound(t.Path), NsysVersion: textsafe.Bound(t.Schema.NsysVersion), SchemaVersion: textsafe.Bound(t.Schema.SchemaVersion),
+		GPU: textsafe.Bound(a.GPUName()), Region: RegionJSON{Name: textsafe.Bound(t.Region.Name), StartNs: t.Region.Start, EndNs: t.Region.End, DurationNs: t.Region.Duration, Occurrences: len(t.Region.Intervals)}}
 	d.Totals = Totals{Syncs: len(t.Syncs), BlockedNs: t.BlockedNs()}
 	if e := a.Estimates; e != nil {
 		d.Totals.EstimatedSavingsNs = e.TotalNs
@@ -167,16 +169,17 @@ func (a *Analysis) documentHead() Document {
 		d.Totals.EstimateSampled = e.Sampled
 	}
 	for _, s := range a.Ordered() {
-		sj := SiteJSON{ID: s.ID, Fingerprint: Fingerprint(s), APIs: s.APIs, Count: len(s.Syncs), BlockedNs: s.BlockedNs, Dependency: string(s.Dependency),
-			Category: s.Category, Confidence: s.Confidence, Evidence: nonNil(s.Evidence), Fix: s.Fix, NVTX: nonNil(s.NVTX),
-			Location: LocationJSON{File: s.Location.File, Line: s.Location.Line, Function: s.Location.Function, Frames: nonNil(s.Location.Frames)}}
+		sj := SiteJSON{ID: s.ID, Fingerprint: Fingerprint(s), APIs: bounded(s.APIs), Count: len(s.Syncs), BlockedNs: s.BlockedNs, Dependency: string(s.Dependency),
+			Category: textsafe.Bound(s.Category), Confidence: s.Confidence, Evidence: nonNil(bounded(s.Evidence)), Fix: textsafe.Bound(s.Fix),
+			NVTX: nonNil(bounded(s.NVTX)), Location: LocationJSON{File: textsafe.Bound(s.Location.File), Line: s.Location.Line,
+				Function: textsafe.Bound(s.Location.Function), Frames: nonNil(bounded(s.Location.Frames))}}
 		if a.Estimates != nil {
 			e := a.Estimates.Sites[s.ID]
 			sj.EstimatedSavingsNs, sj.EstimateSampled = e.SavingsNs, e.Sampled
 			sj.EstimatedSavingsFraction = fraction(e.SavingsNs, t.Region.Duration)
 		}
 		if reason, ok := a.Allowed[s.ID]; ok {
-			sj.Allowed = &AllowedJSON{Reason: reason}
+			sj.Allowed = &AllowedJSON{Reason: textsafe.Bound(reason)}
 		}
 		d.Sites = append(d.Sites, sj)
 	}
@@ -237,8 +240,8 @@ func (a *Analysis) WriteJSON(w io.Writer) error {
 }
 
 func syncJSON(t *trace.Trace, s *trace.Sync, site string) SyncJSON {
-	j := SyncJSON{ID: "e" + strconv.Itoa(int(s.Index)+1), Site: site, Kind: s.Kind.String(), Reason: s.Reason.String(), APIs: s.APIs(),
-		Pid: trace.PidOf(s.GlobalTid), Tid: trace.TidOf(s.GlobalTid), Thread: t.Threads[s.GlobalTid].Name,
+	j := SyncJSON{ID: "e" + strconv.Itoa(int(s.Index)+1), Site: site, Kind: s.Kind.String(), Reason: s.Reason.String(), APIs: bounded(s.APIs()),
+		Pid: trace.PidOf(s.GlobalTid), Tid: trace.TidOf(s.GlobalTid), Thread: textsafe.Bound(t.Threads[s.GlobalTid].Name),
 		StartNs: s.Start, EndNs: s.End, BlockedNs: s.Duration(), Scope: s.Scope.String(), Legacy: s.Legacy, Resolved: s.Resolved,
 		Waited: WaitedJSON{Ops: s.Waited.Ops, BusyNs: s.Waited.BusyNs, LastEndNs: s.Waited.LastEnd},
 		Gap:    GapJSON{DeviceBusy: s.Gap.DeviceBusy, IdleBeforeNs: s.Gap.IdleBeforeNs, IdleAfterNs: s.Gap.IdleAfterNs},
@@ -261,10 +264,23 @@ func syncJSON(t *trace.Trace, s *trace.Sync, site string) SyncJSON {
 	if nvtx := s.NVTX(); len(nvtx) > 0 {
 		j.NVTX = make([]string, len(nvtx))
 		for i, r := range nvtx {
-			j.NVTX[i] = r.Name
+			j.NVTX[i] = textsafe.Bound(r.Name)
 		}
 	}
 	return j
+}
+
+// bounded is textsafe.Bound of each string: the slice itself when none
+// is cut.
+func bounded(s []string) []string {
+	if !slices.ContainsFunc(s, func(v string) bool { return len(v) > textsafe.MaxJSON }) {
+		return s
+	}
+	out := make([]string, len(s))
+	for i, v := range s {
+		out[i] = textsafe.Bound(v)
+	}
+	return out
 }
 
 func nonNil(s []string) []string {
@@ -287,7 +303,7 @@ func (a *Analysis) writeSyncLines(bw *bufio.Writer) {
 		for i := lo; i < hi; i++ {
 			s := &t.Syncs[i]
 			if i == lo || s.GlobalTid != threadOf {
-				thread, threadOf = t.Threads[s.GlobalTid].Name, s.GlobalTid
+				thread, threadOf = textsafe.Bound(t.Threads[s.GlobalTid].Name), s.GlobalTid
 			}
 			if i > 0 {
 				b = append(b, ',')

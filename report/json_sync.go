@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"unicode/utf8"
 
+	"github.com/nsyssync/nsyssync/internal/textsafe"
 	"github.com/nsyssync/nsyssync/trace"
 )
 
@@ -21,7 +22,7 @@ func appendSyncJSON(b []byte, s *trace.Sync, site, thread string) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendJSONString(b, c.Name)
+		b = appendJSONString(b, textsafe.Bound(c.Name))
 	}
 	b = appendInt(append(b, `],"pid":`...), trace.PidOf(s.GlobalTid))
 	b = appendInt(append(b, `,"tid":`...), trace.TidOf(s.GlobalTid))
@@ -63,7 +64,7 @@ func appendSyncJSON(b []byte, s *trace.Sync, site, thread string) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendJSONString(b, r.Name)
+		b = appendJSONString(b, textsafe.Bound(r.Name))
 	}
 	return append(b, "]}"...)
 }

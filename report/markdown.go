@@ -2,11 +2,11 @@ package report
 
 import (
 	"fmt"
-	"html"
 	"io"
 	"strings"
 
 	"github.com/nsyssync/nsyssync/classify"
+	"github.com/nsyssync/nsyssync/internal/textsafe"
 )
 
 // MarkdownOptions tune the Markdown report.
@@ -97,8 +97,8 @@ func (a *Analysis) WriteMarkdown(w io.Writer, opt MarkdownOptions) error {
 func (a *Analysis) markdownSite(b *strings.Builder, s *classify.Site) {
 	// The summary line is HTML: escape it as HTML, not as Markdown.
 	fmt.Fprintf(b, "\n<details><summary><b>%s</b> · %s ×%d · blocked %s · dependency %s · %s</summary>\n\n",
-		s.ID, html.EscapeString(strings.Join(s.APIs, "+")), len(s.Syncs), Duration(s.BlockedNs),
-		html.EscapeString(string(s.Dependency)), html.EscapeString(siteLabel(s)))
+		s.ID, mdHTML(strings.Join(s.APIs, "+")), len(s.Syncs), Duration(s.BlockedNs),
+		mdHTML(string(s.Dependency)), mdHTML(siteLabel(s)))
 	if s.Location.File != "" || s.Location.Function != "" {
 		fmt.Fprintf(b, "- **location**: %s\n", mdText(Where(s)))
 	} else {
@@ -131,27 +131,31 @@ func (a *Analysis) markdownSite(b *strings.Builder, s *classify.Site) {
 		fmt.Fprintf(b, "- **fix**: %s\n", mdInline(s.Fix))
 	}
 	if len(s.Location.Frames) > 0 {
-		b.WriteString("\n" + fenced(strings.Join(s.Location.Frames, "\n")))
+		b.WriteString("\n" + fenced(s.Location.Frames))
 	}
 	b.WriteString("\n</details>\n")
 }
 
-// mdEscaper escapes text for Markdown and the HTML GitHub allows in it:
-// angle brackets and ampersands become entities, Markdown punctuation is
-// backslash-escaped, and line breaks become spaces (a table row is one
-// line).
-var mdEscaper = strings.NewReplacer(
-	"&", "&amp;", "<", "&lt;", ">", "&gt;",
-	`\`, `\\`, "`", "\\`", "*", `\*`, "_", `\_`, "[", `\[`, "]", `\]`,
-	"|", `\|`, "#", `\#`, "~", `\~`, "!", `\!`,
-	"\r\n", " ", "\n", " ", "\r", " ",
-)
+// mdText is the display form of text from the trace in Markdown text and
+// table cells (textsafe.Markdown): visible control characters, HTML's
+// <, > and & as entities, Markdown's active characters escaped, no line
+// break.
+func mdText(s string) string { return textsafe.Display(s, textsafe.Markdown) }
 
-func mdText(s string) string { return mdEscaper.Replace(s) }
+// mdHTML is the display form of text from the trace in HTML written into
+// the Markdown (a <details> summary).
+func mdHTML(s string) string { return textsafe.Display(s, textsafe.MarkdownHTML) }
 
-// fenced puts text in a fenced code block whose fence is longer than any
-// run of backticks in it.
-func fenced(text string) string {
+// fenced puts lines in a fenced code block, each in its display form
+// (textsafe.MarkdownCode: shown literally, but with visible control
+// characters and line breaks, so that one line stays one line), behind a
+// fence longer than any run of backticks in them.
+func fenced(lines []string) string {
+	shown := make([]string, len(lines))
+	for i, l := range lines {
+		shown[i] = textsafe.Display(l, textsafe.MarkdownCode)
+	}
+	text := strings.Join(shown, "\n")
 	longest, run := 0, 0
 	for _, r := range text {
 		if r == '`' {
@@ -197,11 +201,13 @@ func codeSpans(text string) []span {
 
 // mdInline escapes classifier text for Markdown, keeping its code spans
 // as code spans (whose content GitHub shows literally, tags included).
+// Each piece is shortened on its own, so that a cut never unbalances the
+// backticks.
 func mdInline(text string) string {
 	var b strings.Builder
 	for _, s := range codeSpans(text) {
-		if s.Code && !strings.ContainsAny(s.Text, "\n\r") {
-			b.WriteString("`" + s.Text + "`")
+		if s.Code {
+			b.WriteString("`" + textsafe.Display(s.Text, textsafe.MarkdownCode) + "`")
 			continue
 		}
 		b.WriteString(mdText(s.Text))

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/nsyssync/nsyssync/classify"
+	"github.com/nsyssync/nsyssync/internal/textsafe"
 	"github.com/nsyssync/nsyssync/trace"
 )
 
@@ -112,7 +113,9 @@ func appendWhat(b []byte, s *trace.Sync) []byte {
 		if i > 0 {
 			b = append(b, '+')
 		}
-		b = append(b, c.Name...)
+		// A name of the export is bounded (textsafe.Bound): What goes into
+		// every sync's Perfetto event.
+		b = append(b, textsafe.Bound(c.Name)...)
 	}
 	switch {
 	case s.Scope == trace.ScopeContext:

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/nsyssync/nsyssync/internal/textsafe"
 	"github.com/nsyssync/nsyssync/trace"
 )
 
@@ -48,19 +49,19 @@ func (a *Analysis) WritePerfetto(ctx context.Context, w io.Writer, tr TimelineRe
 	bw := bufio.NewWriter(w)
 	enc := &eventWriter{w: bw}
 	bw.WriteString(`{"displayTimeUnit":"ns","otherData":{"generator":"nsyssync","trace":`)
-	path, _ := json.Marshal(t.Path)
+	path, _ := json.Marshal(textsafe.Bound(t.Path))
 	bw.Write(path)
 	bw.WriteString(`},"traceEvents":[`)
 
 	a.perfettoNames(enc, tl)
 	for i := range tl.Calls {
 		c := &tl.Calls[i]
-		b := complete(appendJSONString(enc.open(), c.Name), "cuda_api", c.Start, c.End-c.Start, trace.PidOf(c.GlobalTid), trace.TidOf(c.GlobalTid))
+		b := complete(appendJSONString(enc.open(), textsafe.Bound(c.Name)), "cuda_api", c.Start, c.End-c.Start, trace.PidOf(c.GlobalTid), trace.TidOf(c.GlobalTid))
 		enc.end(appendInt(append(b, `"correlation_id":`...), c.CorrelationID))
 	}
 	for i := range tl.Ops {
 		op := &tl.Ops[i]
-		b := complete(appendJSONString(enc.open(), op.Name), string(op.Kind), op.Start, op.End-op.Start, perfettoGPUPidBase+op.Device, op.Stream)
+		b := complete(appendJSONString(enc.open(), textsafe.Bound(op.Name)), string(op.Kind), op.Start, op.End-op.Start, perfettoGPUPidBase+op.Device, op.Stream)
 		if op.Bytes > 0 {
 			b = append(appendInt(append(b, `"bytes":`...), op.Bytes), ',')
 		}
@@ -128,7 +129,7 @@ func (a *Analysis) perfettoNames(enc *eventWriter, tl *trace.Timeline) {
 		name := "process " + strconv.FormatInt(pid, 10)
 		for _, p := range t.Processes {
 			if p.Pid == pid && p.Name != "" {
-				name = p.Name + " " + strconv.FormatInt(pid, 10)
+				name = textsafe.Bound(p.Name) + " " + strconv.FormatInt(pid, 10)
 			}
 		}
 		meta("process_name", pid, 0, name)
@@ -138,7 +139,7 @@ func (a *Analysis) perfettoNames(enc *eventWriter, tl *trace.Timeline) {
 	for _, tid := range tids {
 		name := "thread " + strconv.FormatInt(trace.TidOf(tid), 10)
 		if th, ok := t.Threads[tid]; ok && th.Name != "" {
-			name = th.Name + " " + strconv.FormatInt(trace.TidOf(tid), 10)
+			name = textsafe.Bound(th.Name) + " " + strconv.FormatInt(trace.TidOf(tid), 10)
 		}
 		meta("thread_name", trace.PidOf(tid), trace.TidOf(tid), name+" (CUDA API)")
 	}

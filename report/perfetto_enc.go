@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/nsyssync/nsyssync/classify"
+	"github.com/nsyssync/nsyssync/internal/textsafe"
 	"github.com/nsyssync/nsyssync/trace"
 )
 
@@ -112,26 +113,26 @@ type perfettoSite struct {
 
 func (a *Analysis) perfettoSite(s *classify.Site) (perfettoSite, error) {
 	var p perfettoSite
-	inner := appendJSONString(nil, " "+s.ID+": "+string(s.Dependency)+" "+s.Category)
+	inner := appendJSONString(nil, " "+s.ID+": "+string(s.Dependency)+" "+textsafe.Bound(s.Category))
 	p.name = inner[1:]
 	if reason, ok := a.Allowed[s.ID]; ok {
-		p.allowed = append(appendJSONString([]byte(`"allowed":`), reason), ',')
+		p.allowed = append(appendJSONString([]byte(`"allowed":`), textsafe.Bound(reason)), ',')
 	}
 	confidence, err := json.Marshal(s.Confidence)
-	b := appendJSONString([]byte(`"category":`), s.Category)
+	b := appendJSONString([]byte(`"category":`), textsafe.Bound(s.Category))
 	b = append(append(b, `,"confidence":`...), confidence...)
 	dep := appendJSONString([]byte(`"dependency":`), string(s.Dependency))
 	b = append(append(b, ','), dep...)
 	if len(s.Evidence) > 0 {
-		b = appendJSONString(append(b, `,"evidence":`...), strings.Join(s.Evidence, "; "))
+		b = appendJSONString(append(b, `,"evidence":`...), textsafe.Bound(strings.Join(s.Evidence, "; ")))
 	}
 	b = appendJSONString(append(b, `,"fingerprint":`...), Fingerprint(s))
 	if s.Fix != "" {
-		b = appendJSONString(append(b, `,"fix":`...), s.Fix)
+		b = appendJSONString(append(b, `,"fix":`...), textsafe.Bound(s.Fix))
 	}
 	p.verdict = append(b, ',')
 	p.site = append(appendJSONString([]byte(`"site":`), s.ID), ',')
-	b = appendJSONString([]byte(`"location":`), siteLabel(s))
+	b = appendJSONString([]byte(`"location":`), textsafe.Bound(siteLabel(s)))
 	b = append(append(b, ','), p.site...)
 	if a.Estimated() {
 		b = append(appendInt(append(b, `"site_estimated_savings_ns":`...), a.SavingsNs(s)), ',')

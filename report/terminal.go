@@ -100,19 +100,19 @@ func (a *Analysis) textSummary(b *strings.Builder, st *styles) {
 		b.WriteString(v)
 		b.WriteByte('\n')
 	}
-	kv("trace", clean(t.Path))
-	kv("export", clean(t.Schema.Version()))
+	kv("trace", termText(t.Path))
+	kv("export", termText(t.Schema.Version()))
 	if g := a.GPUName(); g != "" {
-		kv("gpu", clean(g))
+		kv("gpu", termText(g))
 	}
-	kv("region", clean(a.RegionName())+", "+Duration(t.Region.Duration))
+	kv("region", termText(a.RegionName())+", "+Duration(t.Region.Duration))
 	blocked := t.BlockedNs()
 	kv("syncs", fmt.Sprintf("%d host syncs at %d sites, host blocked %s (%s of the region)",
 		len(t.Syncs), len(a.Sites), Duration(blocked), percent(blocked, t.Region.Duration)))
 	kv("savings", a.totalSavingsText())
 	kv("evidence", evidenceSummary(&t.Evidence, len(t.Syncs)))
 	for _, warn := range t.Warnings {
-		b.WriteString(st.warn.Render(fmt.Sprintf("%-9s", "warning")) + clean(warn) + "\n")
+		b.WriteString(st.warn.Render(fmt.Sprintf("%-9s", "warning")) + termText(warn) + "\n")
 	}
 }
 
@@ -160,14 +160,14 @@ func (a *Analysis) textSites(b *strings.Builder, st *styles, opt TextOptions) {
 		if opt.Top > 0 && i >= opt.Top {
 			break
 		}
-		loc := clean(siteLabel(s))
+		loc := termText(siteLabel(s))
 		if s.Location.File != "" {
-			loc += altSep + clean(fmt.Sprintf("%s:%d %s", path.Base(s.Location.File), s.Location.Line, s.Location.Function))
+			loc += altSep + termText(fmt.Sprintf("%s:%d %s", path.Base(s.Location.File), s.Location.Line, s.Location.Function))
 		}
 		if _, ok := a.Allowed[s.ID]; ok {
 			loc = "[allowed] " + strings.ReplaceAll(loc, altSep, altSep+"[allowed] ")
 		}
-		rows = append(rows, []string{s.ID, string(s.Dependency), clean(s.Category), itoa(len(s.Syncs)),
+		rows = append(rows, []string{s.ID, string(s.Dependency), termText(s.Category), itoa(len(s.Syncs)),
 			Duration(s.BlockedNs), Duration(meanNs(s)), a.savingsText(s), loc})
 	}
 	renderTable(b, st, cols, rows, opt.Width)
@@ -194,8 +194,8 @@ func (a *Analysis) textDetails(b *strings.Builder, st *styles, opt TextOptions) 
 	b.WriteString("\n" + st.section.Render("TOP SITES") + "\n")
 	for _, s := range sites[:n] {
 		dep := st.dependency(string(s.Dependency)).Render(string(s.Dependency))
-		head := fmt.Sprintf("%s ×%d, blocked %s, dependency %s, %s", clean(strings.Join(s.APIs, "+")),
-			len(s.Syncs), Duration(s.BlockedNs), dep, clean(s.Category))
+		head := fmt.Sprintf("%s ×%d, blocked %s, dependency %s, %s", termText(strings.Join(s.APIs, "+")),
+			len(s.Syncs), Duration(s.BlockedNs), dep, termText(s.Category))
 		if s.Confidence > 0 {
 			head += fmt.Sprintf(" (confidence %.2f)", s.Confidence)
 		}
@@ -207,18 +207,18 @@ func (a *Analysis) textDetails(b *strings.Builder, st *styles, opt TextOptions) 
 			b.WriteByte('\n')
 		}
 		if s.Location.File != "" || s.Location.Function != "" {
-			field("at", clean(Where(s)))
+			field("at", termText(Where(s)))
 		} else {
-			field("calls", clean(s.Reason)+" (no backtrace: grouped by API, stream and NVTX path)")
+			field("calls", termText(s.Reason)+" (no backtrace: grouped by API, stream and NVTX path)")
 		}
 		if len(s.NVTX) > 0 {
-			field("nvtx", clean(strings.Join(s.NVTX, " > ")))
+			field("nvtx", termText(strings.Join(s.NVTX, " > ")))
 		}
 		if e := a.savingsText(s); e != "-" {
 			field("savings", e)
 		}
 		if reason, ok := a.Allowed[s.ID]; ok {
-			field("allowed", st.allowed.Render(clean(reason)))
+			field("allowed", st.allowed.Render(termText(reason)))
 		}
 		switch {
 		case len(s.Evidence) == 0:
@@ -229,11 +229,11 @@ func (a *Analysis) textDetails(b *strings.Builder, st *styles, opt TextOptions) 
 				if i == 0 {
 					k = "evidence"
 				}
-				field(k, "• "+clean(e))
+				field(k, "• "+termText(e))
 			}
 		}
 		if s.Fix != "" {
-			field("fix", clean(s.Fix))
+			field("fix", termText(s.Fix))
 		}
 	}
 }
@@ -252,7 +252,7 @@ func (a *Analysis) textLongest(b *strings.Builder, st *styles, opt TextOptions) 
 	for _, i := range longestSyncs(t, limit) {
 		s := &t.Syncs[i]
 		rows = append(rows, []string{"e" + itoa(i+1), a.siteID(site, i), fmt.Sprintf("%d/%d", trace.PidOf(s.GlobalTid), trace.TidOf(s.GlobalTid)),
-			Duration(s.Start - t.Region.Start), Duration(s.Duration()), waited(s), idleAfter(s), clean(What(s))})
+			Duration(s.Start - t.Region.Start), Duration(s.Duration()), waited(s), idleAfter(s), termText(What(s))})
 	}
 	renderTable(b, st, cols, rows, opt.Width)
 	if len(t.Syncs) > limit {

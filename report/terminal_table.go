@@ -2,10 +2,11 @@ package report
 
 import (
 	"strings"
-	"unicode"
 
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/nsyssync/nsyssync/internal/textsafe"
 )
 
 // column is one column of a terminal table.
@@ -200,19 +201,10 @@ func fit(s string, width int, keepTail bool) string {
 	return "…" + string(out)
 }
 
-// clean makes text from the trace safe for a terminal: control characters
-// (escape sequences in a hostile export) become U+FFFD.
-func clean(s string) string {
-	if !strings.ContainsFunc(s, unicode.IsControl) {
-		return s
-	}
-	return strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) {
-			return '\uFFFD'
-		}
-		return r
-	}, s)
-}
+// termText is the display form of text from the trace in the terminal
+// reports: control characters and bidirectional marks visible (\x1b,
+// \u202e), at most textsafe.MaxDisplay characters.
+func termText(s string) string { return textsafe.Display(s, textsafe.Terminal) }
 
 // wrapIndent word-wraps text to width (0: no wrapping) and indents every
 // line.

@@ -137,7 +137,7 @@ func layoutTimeline(tl *trace.Timeline, t *trace.Trace, s *trace.Sync, bubble tr
 	for _, tid := range threads {
 		label := fmt.Sprintf("CPU %d/%d", trace.PidOf(tid), trace.TidOf(tid))
 		if th, ok := t.Threads[tid]; ok && th.Name != "" {
-			label += " " + th.Name
+			label += " " + htmlText(th.Name)
 		}
 		laneY["t"+strconv.FormatInt(tid, 10)] = y
 		svg.Lanes = append(svg.Lanes, svgLane{Y: y, LabelY: y + svgLaneH/2 + 4, Height: svgLaneH, Label: label})
@@ -177,14 +177,14 @@ func layoutTimeline(tl *trace.Timeline, t *trace.Trace, s *trace.Sync, bubble tr
 			class = "launch"
 		}
 		svg.Rects = append(svg.Rects, rect(x(c.Start), x(c.End), ly, class,
-			fmt.Sprintf("%s, %s", c.Name, Duration(c.End-c.Start))))
+			fmt.Sprintf("%s, %s", htmlText(c.Name), Duration(c.End-c.Start))))
 	}
 	for _, op := range tl.Ops {
 		ly, ok := laneY[streamKey(op.Device, op.Stream)]
 		if !ok || op.GlobalPid != pid || (s.Device >= 0 && op.Device != s.Device) {
 			continue
 		}
-		title := fmt.Sprintf("%s, %s", op.Name, Duration(op.End-op.Start))
+		title := fmt.Sprintf("%s, %s", htmlText(op.Name), Duration(op.End-op.Start))
 		if op.Bytes > 0 {
 			title += fmt.Sprintf(", %d B", op.Bytes)
 		}
@@ -204,7 +204,7 @@ func syncBands(s *trace.Sync, bubble trace.Interval, x func(int64) float64, w tr
 	syncX, syncX2 := x(s.Start), x(s.End)
 	bands = append(bands, svgBand{X: px(syncX), W: px(max(syncX2-syncX, 1)), Y: px(float64(svgTop - 4)), H: px(float64(bottom - svgTop + 8)),
 		Class: "syncband", Label: "host blocked " + Duration(s.Duration()), LabelX: px(syncX), LabelY: svgTop - 24,
-		Title: What(s) + ", blocked " + Duration(s.Duration())})
+		Title: htmlText(What(s)) + ", blocked " + Duration(s.Duration())})
 	if bubble.End > bubble.Start {
 		bx, bx2 := x(bubble.Start), x(bubble.End)
 		label := "GPU idle " + Duration(bubble.End-bubble.Start)

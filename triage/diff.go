@@ -184,7 +184,7 @@ func (d Diff) Regressions(pct float64) []string {
 	for _, c := range d.Changes {
 		if (c.Status == StatusNew || c.Status == StatusGrown) && c.ShareOfOldPct > pct {
 			out = append(out, fmt.Sprintf("site %s (%s) %s by %s, %s of the old total, more than %g%%",
-				c.Fingerprint, describeChange(c), c.Status, report.Duration(c.DeltaNs), pctText(c.ShareOfOldPct), pct))
+				term(c.Fingerprint), term(describeChange(c)), c.Status, report.Duration(c.DeltaNs), pctText(c.ShareOfOldPct), pct))
 		}
 	}
 	return out
@@ -225,7 +225,7 @@ func (d Diff) WriteJSON(w io.Writer) error {
 func (d Diff) WriteText(w io.Writer, all bool) error {
 	var b strings.Builder
 	side := func(name string, s Side) {
-		fmt.Fprintf(&b, "%s  %s: %d traces", name, s.Label, s.Traces)
+		fmt.Fprintf(&b, "%s  %s: %d traces", name, term(s.Label), s.Traces)
 		if s.Failed > 0 {
 			fmt.Fprintf(&b, " (%d failed)", s.Failed)
 		}
@@ -254,8 +254,8 @@ func (d Diff) WriteText(w io.Writer, all bool) error {
 		if c.Status == StatusGrown || c.Status == StatusShrunk {
 			change += fmt.Sprintf(" (%+.0f%%)", c.ChangePct)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d→%d\t%s\t%s\n", c.Status, c.Fingerprint, blockedOrDash(c.OldBlockedNs, c.Status == StatusNew),
-			blockedOrDash(c.NewBlockedNs, c.Status == StatusGone), change, c.OldCount, c.NewCount, strings.Join(c.APIs, "+"), orDash(c.Location))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d→%d\t%s\t%s\n", c.Status, term(c.Fingerprint), blockedOrDash(c.OldBlockedNs, c.Status == StatusNew),
+			blockedOrDash(c.NewBlockedNs, c.Status == StatusGone), change, c.OldCount, c.NewCount, term(strings.Join(c.APIs, "+")), orDash(term(c.Location)))
 	}
 	tw.Flush()
 	if _, err := io.WriteString(w, b.String()); err != nil {

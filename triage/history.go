@@ -13,13 +13,13 @@ import (
 // the run before.
 func (h *SiteHistory) WriteText(w io.Writer) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "site     %s  %s", h.Fingerprint, strings.Join(h.APIs, "+"))
+	fmt.Fprintf(&b, "site     %s  %s", term(h.Fingerprint), term(strings.Join(h.APIs, "+")))
 	if h.Location != "" {
-		fmt.Fprintf(&b, " at %s", h.Location)
+		fmt.Fprintf(&b, " at %s", term(h.Location))
 	}
 	b.WriteString("\n")
 	if last := h.latestPresent(); last != nil {
-		fmt.Fprintf(&b, "verdict  dependency %s, %s\n", last.Dependency, last.Category)
+		fmt.Fprintf(&b, "verdict  dependency %s, %s\n", term(last.Dependency), term(last.Category))
 	}
 	b.WriteString("\n")
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
@@ -28,9 +28,9 @@ func (h *SiteHistory) WriteText(w io.Writer) error {
 	for i := range h.Points {
 		p := &h.Points[i]
 		if p.Traces == 0 {
-			fmt.Fprintf(tw, "%d\t%s\t%s\t0/%d\t-\t-\t%s\t-\n", p.Run.ID, p.Run.Label, p.Run.Started, p.Run.Traces, change(prev, p))
+			fmt.Fprintf(tw, "%d\t%s\t%s\t0/%d\t-\t-\t%s\t-\n", p.Run.ID, term(p.Run.Label), term(p.Run.Started), p.Run.Traces, change(prev, p))
 		} else {
-			fmt.Fprintf(tw, "%d\t%s\t%s\t%d/%d\t%d\t%s\t%s\t%s\n", p.Run.ID, p.Run.Label, p.Run.Started, p.Traces, p.Run.Traces, p.Count,
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%d/%d\t%d\t%s\t%s\t%s\n", p.Run.ID, term(p.Run.Label), term(p.Run.Started), p.Traces, p.Run.Traces, p.Count,
 				report.Duration(p.BlockedNs), change(prev, p), savings(p.EstimatedSavingsNs))
 		}
 		prev = p
@@ -75,7 +75,7 @@ func WriteTopText(w io.Writer, sites []*SiteHistory) error {
 	} else {
 		runs := sites[0].Points
 		fmt.Fprintf(&b, "runs     %d to %d (%s … %s); blocked time per run, oldest first\n\n", runs[0].Run.ID, runs[len(runs)-1].Run.ID,
-			runs[0].Run.Label, runs[len(runs)-1].Run.Label)
+			term(runs[0].Run.Label), term(runs[len(runs)-1].Run.Label))
 	}
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	if len(sites) > 0 {
@@ -92,9 +92,10 @@ func WriteTopText(w io.Writer, sites []*SiteHistory) error {
 		}
 		latest, dep := "-", ""
 		if l := h.Points[len(h.Points)-1]; l.Traces > 0 {
-			latest, dep = report.Duration(l.BlockedNs), l.Dependency
+			latest, dep = report.Duration(l.BlockedNs), term(l.Dependency)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", h.Fingerprint, latest, strings.Join(trend, " → "), dep, strings.Join(h.APIs, "+"), orDash(h.Location))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", term(h.Fingerprint), latest, strings.Join(trend, " → "), dep, term(strings.Join(h.APIs, "+")),
+			orDash(term(h.Location)))
 	}
 	tw.Flush()
 	if _, err := io.WriteString(w, b.String()); err != nil {
@@ -113,8 +114,8 @@ func WriteRunsText(w io.Writer, runs []Run) error {
 		if fin == "" {
 			fin = "(unfinished)"
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\t%d\t%d\t%s\t%s\n", r.ID, r.Label, r.Started, fin, r.Traces, r.Failed, r.Syncs,
-			report.Duration(r.BlockedNs), r.Shard)
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\t%d\t%d\t%s\t%s\n", r.ID, term(r.Label), term(r.Started), term(fin), r.Traces, r.Failed, r.Syncs,
+			report.Duration(r.BlockedNs), term(r.Shard))
 	}
 	tw.Flush()
 	if _, err := io.WriteString(w, b.String()); err != nil {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/nsyssync/nsyssync/internal/textsafe"
 	"github.com/nsyssync/nsyssync/report"
 )
 
@@ -134,7 +135,7 @@ func (r SummaryReport) WriteText(w io.Writer) error {
 		fmt.Fprintln(tw, "SYNCS\tSITES\tBLOCKED\tREGION\tSAVINGS\tTRACE")
 		for _, t := range r.Traces {
 			fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%s\t%s\n", t.Syncs, t.Sites, report.Duration(t.BlockedNs), report.Duration(t.RegionNs),
-				savings(t.EstimatedSavingsNs), t.Path)
+				savings(t.EstimatedSavingsNs), term(t.Path))
 		}
 		tw.Flush()
 	}
@@ -143,7 +144,7 @@ func (r SummaryReport) WriteText(w io.Writer) error {
 	if len(r.Failures) > 0 {
 		b.WriteString("\nFAILED\n")
 		for _, f := range r.Failures {
-			fmt.Fprintf(&b, "%s\n", f.Error)
+			fmt.Fprintf(&b, "%s\n", term(f.Error))
 		}
 	}
 	if _, err := io.WriteString(w, b.String()); err != nil {
@@ -160,8 +161,8 @@ func writeSites(b *strings.Builder, title string, sites []SiteTotal) {
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "FINGERPRINT\tTRACES\tCOUNT\tBLOCKED\tSAVINGS\tDEPENDENCY\tCATEGORY\tAPIS\tWHERE")
 	for _, s := range sites {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n", s.Fingerprint, s.Traces, s.Count, report.Duration(s.BlockedNs),
-			savings(s.EstimatedSavingsNs), s.Dependency, s.Category, strings.Join(s.APIs, "+"), orDash(s.Location))
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n", term(s.Fingerprint), s.Traces, s.Count, report.Duration(s.BlockedNs),
+			savings(s.EstimatedSavingsNs), term(s.Dependency), term(s.Category), term(strings.Join(s.APIs, "+")), orDash(term(s.Location)))
 	}
 	tw.Flush()
 }
@@ -173,6 +174,12 @@ func savings(ns int64) string {
 	}
 	return report.Duration(ns)
 }
+
+// term is the display form of text from a trace, a results file or the
+// findings database in the text tables (textsafe.Display): control
+// characters, tabs and line breaks visible, so that no escape sequence
+// reaches the terminal and no cell breaks its row, and names shortened.
+func term(s string) string { return textsafe.Display(s, textsafe.Terminal) }
 
 func orDash(s string) string {
 	if s == "" {

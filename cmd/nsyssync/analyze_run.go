@@ -9,6 +9,7 @@ import (
 
 	"github.com/nsyssync/nsyssync/classify"
 	"github.com/nsyssync/nsyssync/estimate"
+	"github.com/nsyssync/nsyssync/internal/textsafe"
 	"github.com/nsyssync/nsyssync/report"
 	"github.com/nsyssync/nsyssync/trace"
 )
@@ -36,23 +37,23 @@ func runAnalyze(cmd *cobra.Command, args []string, opt analyzeOptions, allow *re
 		prog.clear()
 		if ctx.Err() != nil {
 			out.abort()
-			return interrupted(stderr, "while analysing %s", path)
+			return interrupted(stderr, "while analysing %s", textsafe.Display(path, textsafe.Terminal))
 		}
 		if err != nil {
-			fmt.Fprintf(stderr, "nsyssync: %v\n", err)
+			fmt.Fprintf(stderr, "nsyssync: %s\n", textsafe.Message(err.Error()))
 			failed++
 		} else {
 			written++
 		}
 		if gate != nil {
-			fmt.Fprintf(stderr, "nsyssync: %s: %s\n", path, gate)
+			fmt.Fprintf(stderr, "nsyssync: %s: %s\n", textsafe.Display(path, textsafe.Terminal), textsafe.Display(gate.String(), textsafe.Terminal))
 			gateFailed = gateFailed || gate.Failed
 		}
 	}
 	if written == 0 {
 		out.abort()
 	} else if err := out.commit(); err != nil {
-		fmt.Fprintf(stderr, "nsyssync: %v\n", err)
+		fmt.Fprintf(stderr, "nsyssync: %s\n", textsafe.Message(err.Error()))
 		return &exitErr{code: exitError}
 	}
 	switch {

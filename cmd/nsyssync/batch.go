@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/nsyssync/nsyssync/classify"
+	"github.com/nsyssync/nsyssync/internal/textsafe"
 	"github.com/nsyssync/nsyssync/report"
 	"github.com/nsyssync/nsyssync/trace"
 	"github.com/nsyssync/nsyssync/triage"
@@ -140,7 +141,7 @@ func runBatch(ctx context.Context, args []string, opt batchOptions, shard triage
 		if ctx.Err() != nil {
 			return interrupted(stderr, "after %d of %d exports", done, len(inputs))
 		}
-		fmt.Fprintf(stderr, "nsyssync: %v\n", err)
+		fmt.Fprintf(stderr, "nsyssync: %s\n", textsafe.Message(err.Error()))
 		return &exitErr{code: exitError}
 	}
 	rec, err := startRecording(ctx, opt, shard)
@@ -158,7 +159,7 @@ func runBatch(ctx context.Context, args []string, opt batchOptions, shard triage
 		summary.Add(r)
 		if r.Err != nil {
 			prog.clear()
-			fmt.Fprintf(stderr, "nsyssync: %v\n", r.Err)
+			fmt.Fprintf(stderr, "nsyssync: %s\n", textsafe.Message(r.Err.Error()))
 		}
 		if opt.format == formatJSONL {
 			if err := triage.WriteLine(out, r); err != nil {
@@ -198,7 +199,7 @@ func runBatch(ctx context.Context, args []string, opt batchOptions, shard triage
 		out.abort()
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "nsyssync: %v\n", err)
+		fmt.Fprintf(stderr, "nsyssync: %s\n", textsafe.Message(err.Error()))
 		return &exitErr{code: exitError}
 	}
 	if opt.format == formatJSONL || len(inputs) == 0 {

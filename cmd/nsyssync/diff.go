@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/nsyssync/nsyssync/classify"
+	"github.com/nsyssync/nsyssync/internal/textsafe"
 	"github.com/nsyssync/nsyssync/trace"
 	"github.com/nsyssync/nsyssync/triage"
 )
@@ -98,9 +99,9 @@ func (o *diffOptions) validate() error {
 func runDiff(ctx context.Context, args []string, opt diffOptions, stdout, stderr io.Writer) error {
 	fail := func(err error) error {
 		if ctx.Err() != nil {
-			return interrupted(stderr, "while comparing %s and %s", args[0], args[1])
+			return interrupted(stderr, "while comparing %s and %s", textsafe.Display(args[0], textsafe.Terminal), textsafe.Display(args[1], textsafe.Terminal))
 		}
-		fmt.Fprintf(stderr, "nsyssync: %v\n", err)
+		fmt.Fprintf(stderr, "nsyssync: %s\n", textsafe.Message(err.Error()))
 		return &exitErr{code: exitError}
 	}
 	var db *triage.DB
@@ -119,7 +120,7 @@ func runDiff(ctx context.Context, args []string, opt diffOptions, stdout, stderr
 			return fail(err)
 		}
 		for _, f := range snap.Failures {
-			fmt.Fprintf(stderr, "nsyssync: %s (left out of the comparison)\n", f.Error)
+			fmt.Fprintf(stderr, "nsyssync: %s (left out of the comparison)\n", textsafe.Message(f.Error))
 		}
 		if snap.Traces == 0 {
 			return fail(fmt.Errorf("%s: no trace could be analysed", arg))

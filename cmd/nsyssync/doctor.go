@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/nsyssync/nsyssync/internal/textsafe"
 	"github.com/nsyssync/nsyssync/report"
 	"github.com/nsyssync/nsyssync/trace"
 )
@@ -51,10 +52,10 @@ says why; the advice is still printed); 2 bad flags or arguments.`,
 				d, err := diagnose(cmd.Context(), path)
 				prog.clear()
 				if cmd.Context().Err() != nil {
-					return interrupted(stderr, "while reading %s", path)
+					return interrupted(stderr, "while reading %s", textsafe.Display(path, textsafe.Terminal))
 				}
 				if err != nil {
-					fmt.Fprintf(stderr, "nsyssync: %v\n", err)
+					fmt.Fprintf(stderr, "nsyssync: %s\n", textsafe.Message(err.Error()))
 					failed++
 				}
 				if opt.format == formatJSON {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/nsyssync/nsyssync/internal/textsafe"
 	"github.com/nsyssync/nsyssync/triage"
 )
 
@@ -65,10 +66,10 @@ it; 2 bad flags or arguments.`,
 			}
 			err := runHistory(cmd.Context(), args, opt, stdout)
 			if err != nil && cmd.Context().Err() != nil {
-				return interrupted(stderr, "while reading %s", opt.db)
+				return interrupted(stderr, "while reading %s", textsafe.Display(opt.db, textsafe.Terminal))
 			}
 			if err != nil {
-				fmt.Fprintf(stderr, "nsyssync: %v\n", err)
+				fmt.Fprintf(stderr, "nsyssync: %s\n", textsafe.Message(err.Error()))
 				return &exitErr{code: exitError}
 			}
 			return nil

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/nsyssync/nsyssync/internal/textsafe"
 	"github.com/nsyssync/nsyssync/triage"
 )
 
@@ -44,7 +45,7 @@ Exit codes: 0 merged; 1 an input could not be read or the output written;
 		RunE: func(cmd *cobra.Command, args []string) error {
 			kinds, err := mergeInputKinds(args)
 			if err != nil {
-				fmt.Fprintf(stderr, "nsyssync: %v\n", err)
+				fmt.Fprintf(stderr, "nsyssync: %s\n", textsafe.Message(err.Error()))
 				return &exitErr{code: exitError}
 			}
 			dbs, err := checkMergeInputs(args, kinds, opt)
@@ -61,7 +62,7 @@ Exit codes: 0 merged; 1 an input could not be read or the output written;
 				return interrupted(stderr, "while merging %d files", len(args))
 			}
 			if err != nil {
-				fmt.Fprintf(stderr, "nsyssync: %v\n", err)
+				fmt.Fprintf(stderr, "nsyssync: %s\n", textsafe.Message(err.Error()))
 				return &exitErr{code: exitError}
 			}
 			fmt.Fprintf(stderr, "nsyssync: merged %d files: %d traces (%d failed), %d duplicates skipped\n",

@@ -8,6 +8,8 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/term"
+
+	"github.com/nsyssync/nsyssync/internal/textsafe"
 )
 
 // progress shows what a long run is doing on one line of stderr, with a
@@ -55,7 +57,7 @@ func (p *progress) set(msg string) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.msg = p.prefix + msg
+	p.msg = p.prefix + textsafe.Display(msg, textsafe.Terminal)
 	if p.stop != nil {
 		return
 	}
