@@ -11,6 +11,8 @@ import (
 	"os/signal"
 	"runtime/debug"
 	"syscall"
+
+	"github.com/nsyssync/nsyssync/internal/textsafe"
 )
 
 // Exit codes.
@@ -59,11 +61,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			if ctx.Err() != nil {
 				fmt.Fprintln(stderr, "nsyssync: interrupted")
 			} else {
-				fmt.Fprintf(stderr, "nsyssync: %v\n", f.err)
+				fmt.Fprintf(stderr, "nsyssync: %s\n", textsafe.Message(f.err.Error()))
 			}
 			return exitError
 		}
-		fmt.Fprintf(stderr, "nsyssync: %v\n", err)
+		fmt.Fprintf(stderr, "nsyssync: %s\n", textsafe.Message(err.Error()))
 		return exitUsage
 	}
 	return exitOK
@@ -73,7 +75,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 // cancels the context through signal.NotifyContext) and what it was doing,
 // in place of the error the interruption caused, and returns exit 1.
 func interrupted(stderr io.Writer, format string, args ...any) error {
-	fmt.Fprintf(stderr, "nsyssync: interrupted %s\n", fmt.Sprintf(format, args...))
+	fmt.Fprintf(stderr, "nsyssync: interrupted %s\n", textsafe.Message(fmt.Sprintf(format, args...)))
 	return &exitErr{code: exitError}
 }
 
