@@ -7,13 +7,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
 
 	"github.com/nsyssync/nsyssync/classify"
+
+	"github.com/nsyssync/nsyssync/internal/safefile"
 )
 
 // DefaultAllowListFile is the allow-list the command reads from the
@@ -52,9 +53,11 @@ type allowFile struct {
 
 // LoadAllowList reads and checks an allow-list file.
 func LoadAllowList(path string) (*AllowList, error) {
-	data, err := os.ReadFile(path)
+	// An allow-list is a few kilobytes: 16 MiB bounds a wrong file named
+	// (a FIFO or a device is refused at once).
+	data, err := safefile.ReadFile(path, 16<<20)
 	if err != nil {
-		return nil, fmt.Errorf("reading the allow-list: %w", err)
+		return nil, fmt.Errorf("reading the allow-list %s: %w", path, safefile.Problem(err))
 	}
 	return ParseAllowList(bytes.NewReader(data), path)
 }

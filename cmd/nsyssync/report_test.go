@@ -104,6 +104,8 @@ func TestOutputFile(t *testing.T) {
 
 func TestFlagErrors(t *testing.T) {
 	dir := t.TempDir()
+	fifo := filepath.Join(dir, "allow.fifo")
+	mkfifo(t, fifo)
 	badYAML := filepath.Join(dir, "allow.yaml")
 	if err := os.WriteFile(badYAML, []byte("allow:\n  - python: a.py:1\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -119,6 +121,7 @@ func TestFlagErrors(t *testing.T) {
 		{"gate over 100", []string{"analyze", "--fail-on-savings", "101", fixture}, "percentage"},
 		{"allow-list without reason", []string{"analyze", "--allow-list", badYAML, fixture}, "needs a reason"},
 		{"missing allow-list", []string{"analyze", "--allow-list", filepath.Join(dir, "nope.yaml"), fixture}, "reading the allow-list"},
+		{"allow-list is a FIFO", []string{"analyze", "--allow-list", fifo, fixture}, "is a FIFO (named pipe), not a regular file"},
 		{"doctor format", []string{"doctor", "--format", "html", fixture}, "unknown --format"},
 	}
 	for _, tc := range tests {
