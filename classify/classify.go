@@ -63,19 +63,20 @@ func Sites(t *trace.Trace) []Site { return Options{}.Sites(t) }
 // Sites groups the trace's syncs into sites, largest blocked time first, and
 // gives each the verdict its syncs share.
 func (o Options) Sites(t *trace.Trace) []Site {
-	ids, table := o.verdicts(t)
+	nm := newNames()
+	ids, table := o.verdicts(t, nm)
 	siteOf := make([]int32, len(t.Syncs)) // per sync, its site in order
 	byKey := map[string]int32{}
 	var order []*Site
 	var key []byte
 	for i := range t.Syncs {
 		s := &t.Syncs[i]
-		key = appendSiteKey(key[:0], s)
+		key = appendSiteKey(key[:0], nm, s)
 		k, ok := byKey[string(key)]
 		if !ok {
 			k = int32(len(order))
 			byKey[string(key)] = k
-			order = append(order, &Site{Key: string(key), APIs: s.APIs(), Reason: s.Reason.String(), Location: siteLocation(s), NVTX: nvtxPath(s),
+			order = append(order, &Site{Key: string(key), APIs: s.APIs(), Reason: s.Reason.String(), Location: siteLocation(nm, s), NVTX: nvtxPath(s),
 				Dependency: DepUnknown, Category: "unknown"})
 		}
 		siteOf[i] = k
@@ -155,11 +156,12 @@ func userStart(frames []trace.Frame) int {
 }
 
 // nvtxPath names the enclosing NVTX ranges outer to inner, with digits
-// folded so that iterations ("step12") share a path.
+// folded so that iterations ("step12") share a path; at most maxNameBytes
+// of each.
 func nvtxPath(s *trace.Sync) []string {
 	var out []string
 	for _, r := range s.NVTX() {
-		out = append(out, foldDigits(r.Name))
+		out = append(out, foldDigits(shownName(r.Name)))
 	}
 	return out
 }

@@ -11,6 +11,7 @@ import (
 // facts are what the export says about one sync, in the forms the rules
 // read.
 type facts struct {
+	names    *names
 	sync     *trace.Sync
 	native   []trace.Frame    // the program's native frames, innermost first
 	nativeAt []int            // per native signature (nativeWants), the innermost frame holding it, or -1
@@ -38,15 +39,15 @@ type threadState struct {
 	printing bool
 }
 
-func newFacts(s *trace.Sync, native []trace.Frame, nativeAt []int, src *sourceReader, st *threadState) *facts {
-	f := &facts{sync: s, native: native, nativeAt: nativeAt, src: src, state: st, copy: s.Copy}
+func newFacts(nm *names, s *trace.Sync, native []trace.Frame, nativeAt []int, src *sourceReader, st *threadState) *facts {
+	f := &facts{names: nm, sync: s, native: native, nativeAt: nativeAt, src: src, state: st, copy: s.Copy}
 	for _, c := range s.Calls() {
 		f.calls = append(f.calls, c.Kind)
 	}
 	if py := s.Python(); len(py) > 0 {
 		first := -1
 		for i, fr := range py {
-			if !isLibraryFile(fr.File) {
+			if !nm.isLibrary(fr.File) {
 				first = i
 				break
 			}
@@ -56,7 +57,7 @@ func newFacts(s *trace.Sync, native []trace.Frame, nativeAt []int, src *sourceRe
 		} else {
 			f.torch = py[:first]
 			for _, fr := range py[first:] {
-				if !isLibraryFile(fr.File) {
+				if !nm.isLibrary(fr.File) {
 					f.own = append(f.own, fr)
 				}
 			}
@@ -119,8 +120,8 @@ func (r *Rule) signature(f *facts) ([]string, bool) {
 	for _, want := range r.Python {
 		file, fn, _ := strings.Cut(want, ":")
 		for _, fr := range f.torch {
-			if strings.HasSuffix(path.Clean(strings.ReplaceAll(fr.File, `\`, "/")), file) && (fn == "" || fr.Function == fn) {
-				return []string{fmt.Sprintf("Python frame `%s:%d %s`", shortFile(fr.File), fr.Line, fr.Function)}, true
+			if strings.HasSuffix(f.names.cleanFile(fr.File), file) && (fn == "" || fr.Function == fn) {
+				return []string{fmt.Sprintf("Python frame `%s:%d %s`", shortFile(fr.File), fr.Line, shownName(fr.Function))}, true
 			}
 		}
 	}
@@ -203,7 +204,11 @@ func foldDirection(k trace.CopyKind) trace.CopyKind {
 
 // callFact describes the sync's calls in words: the call-pattern evidence.
 func callFact(s *trace.Sync) string {
-	apis := strings.Join(s.APIs(), " + ")
+	names := s.APIs()
+	for i, n := range names {
+		names[i] = shownName(n)
+	}
+	apis := strings.Join(names, " + ")
 	if c := s.Copy; c != nil && !c.Memset && c.FromActivity {
 		switch foldDirection(c.Direction) {
 		case trace.CopyDtoH:
@@ -239,11 +244,20 @@ func memWord(k trace.MemKind) string {
 	return k.String()
 }
 
-// shortSymbol drops a C++ symbol's return type and parameter list.
+// shortSymbol drops a C++ symbol's return type and parameter list. Of a
+// symbol longer than maxNameBytes only the head is read, and shown.
 func shortSymbol(sym string) string {
 	const anon, placeholder = "(anonymous namespace)", "\x00anon\x00"
+	clipped := len(sym) > maxNameBytes
+	if clipped {
+		sym = headClip(sym, maxNameBytes)
+	}
 	sym = strings.ReplaceAll(sym, anon, placeholder)
-	return strings.ReplaceAll(cutSymbol(sym), placeholder, anon)
+	sym = strings.ReplaceAll(cutSymbol(sym), placeholder, anon)
+	if clipped && !strings.HasSuffix(sym, "…") {
+		sym += "…"
+	}
+	return sym
 }
 
 func cutSymbol(sym string) string {
@@ -283,17 +297,19 @@ func cutSymbol(sym string) string {
 }
 
 // displayFile names a frame's file in evidence: an installed library by
-// its package path, the program's own file by its base name.
+// its package path, the program's own file by its base name; at most
+// maxNameBytes of its end.
 func displayFile(file string) string {
 	if isLibraryFile(file) {
 		return shortFile(file)
 	}
-	return path.Base(strings.ReplaceAll(file, `\`, "/"))
+	return path.Base(strings.ReplaceAll(shownFile(file), `\`, "/"))
 }
 
-// shortFile shortens an installed library path to its package path.
+// shortFile shortens an installed library path to its package path; at
+// most maxNameBytes of its end.
 func shortFile(file string) string {
-	file = strings.ReplaceAll(file, `\`, "/")
+	file = strings.ReplaceAll(shownFile(file), `\`, "/")
 	for _, marker := range []string{"/site-packages/", "/dist-packages/"} {
 		if i := strings.LastIndex(file, marker); i >= 0 {
 			return file[i+len(marker):]

@@ -11,18 +11,19 @@ import (
 // appendSiteKey appends the sync's site key to b: the place a sync comes
 // from — its Python frames, else its native call path, else its API
 // sequence, stream and NVTX path. Grouping a sync with a known site
-// allocates nothing.
-func appendSiteKey(b []byte, s *trace.Sync) []byte {
+// allocates nothing. Names enter it in their key form (names.key), so a
+// key is the same from run to run and bounded however long a name is.
+func appendSiteKey(b []byte, nm *names, s *trace.Sync) []byte {
 	if py := s.Python(); len(py) > 0 {
 		// One place in the program: its innermost frame of its own code,
 		// whatever the path that led there (warm-up or loop).
-		top := &py[ProgramFrame(py)]
-		b = appendAPIs(append(b, "py|"...), s, "+")
-		b = append(append(append(b, '|'), top.File...), ':')
+		top := &py[nm.programFrame(py)]
+		b = appendAPIs(append(b, "py|"...), nm, s, "+")
+		b = append(append(append(b, '|'), nm.key(top.File)...), ':')
 		return strconv.AppendInt(b, top.Line, 10)
 	}
 	if native := s.Native(); hasUserFrame(native) {
-		b = appendAPIs(append(b, "native|"...), s, "+")
+		b = appendAPIs(append(b, "native|"...), nm, s, "+")
 		b = append(b, '|')
 		sep := false
 		for _, f := range native[userStart(native):] {
@@ -32,12 +33,12 @@ func appendSiteKey(b []byte, s *trace.Sync) []byte {
 			if sep {
 				b = append(b, ';')
 			}
-			b = append(b, f.Symbol...)
+			b = append(b, nm.key(f.Symbol)...)
 			sep = true
 		}
 		return b
 	}
-	b = appendAPIs(append(b, "api|"...), s, "+")
+	b = appendAPIs(append(b, "api|"...), nm, s, "+")
 	b = append(append(b, '|'), s.Reason.String()...)
 	b = strconv.AppendInt(append(b, '|'), s.Stream, 10)
 	b = append(b, '|')
@@ -45,20 +46,21 @@ func appendSiteKey(b []byte, s *trace.Sync) []byte {
 		if i > 0 {
 			b = append(b, '/')
 		}
-		b = appendFoldDigits(b, r.Name)
+		b = nm.appendFolded(b, r.Name)
 	}
 	return append(append(b, '|'), s.Scope.String()...)
 }
 
 // siteLocation is where the sync's site is in the program (see
-// appendSiteKey).
-func siteLocation(s *trace.Sync) Location {
+// appendSiteKey). Its File and Function are the trace's names; its Frames
+// are built from at most maxNameBytes of each.
+func siteLocation(nm *names, s *trace.Sync) Location {
 	if py := s.Python(); len(py) > 0 {
 		var frames []string
 		for _, f := range py {
-			frames = append(frames, fmt.Sprintf("%s:%d %s", f.File, f.Line, f.Function))
+			frames = append(frames, fmt.Sprintf("%s:%d %s", shownFile(f.File), f.Line, shownName(f.Function)))
 		}
-		top := py[ProgramFrame(py)]
+		top := py[nm.programFrame(py)]
 		return Location{File: top.File, Line: top.Line, Function: top.Function, Frames: frames}
 	}
 	if user := UserFrames(s.Native()); len(user) > 0 {
@@ -81,13 +83,14 @@ func hasUserFrame(frames []trace.Frame) bool {
 	return false
 }
 
-// appendAPIs appends the names of the sync's calls, joined by sep.
-func appendAPIs(b []byte, s *trace.Sync, sep string) []byte {
+// appendAPIs appends the names of the sync's calls in key form, joined by
+// sep.
+func appendAPIs(b []byte, nm *names, s *trace.Sync, sep string) []byte {
 	for i, c := range s.Calls() {
 		if i > 0 {
 			b = append(b, sep...)
 		}
-		b = append(b, c.Name...)
+		b = append(b, nm.key(c.Name)...)
 	}
 	return b
 }

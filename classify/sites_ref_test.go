@@ -51,14 +51,14 @@ func refSiteKey(s *trace.Sync) (string, Location) {
 	apis := strings.Join(s.APIs(), "+")
 	if py := s.Python(); len(py) > 0 {
 		top := py[ProgramFrame(py)]
-		return fmt.Sprintf("py|%s|%s:%d", apis, top.File, top.Line), siteLocation(s)
+		return fmt.Sprintf("py|%s|%s:%d", apis, top.File, top.Line), siteLocation(newNames(), s)
 	}
 	if user := UserFrames(s.Native()); len(user) > 0 {
 		var frames []string
 		for _, f := range user {
 			frames = append(frames, f.Symbol)
 		}
-		return "native|" + apis + "|" + strings.Join(frames, ";"), siteLocation(s)
+		return "native|" + apis + "|" + strings.Join(frames, ";"), siteLocation(newNames(), s)
 	}
 	var nvtx []string
 	for _, r := range s.NVTX() {

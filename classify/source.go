@@ -39,8 +39,12 @@ func newSourceReader(root string) *sourceReader {
 // root by trying the path's suffixes, longest first:
 // /home/u/proj/train.py → ROOT/home/u/proj/train.py, ROOT/u/proj/train.py,
 // ROOT/proj/train.py, ROOT/train.py. It returns "" when none is a regular
-// file. Suffixes never climb out of root.
+// file. Suffixes never climb out of root. A name longer than PATH_MAX
+// (maxNameBytes) names no file and is not split.
 func Resolve(root, file string) string {
+	if len(file) > maxNameBytes {
+		return ""
+	}
 	parts := strings.FieldsFunc(filepath.ToSlash(strings.ReplaceAll(file, `\`, "/")), func(r rune) bool { return r == '/' })
 	for _, p := range parts {
 		if p == ".." {
@@ -61,6 +65,9 @@ func Resolve(root, file string) string {
 
 // file returns a frame's file, nil when it is not found.
 func (r *sourceReader) file(file string) *sourceFile {
+	if len(file) > maxNameBytes {
+		return nil // no such file; not worth hashing for the map either
+	}
 	p, ok := r.resolved[file]
 	if !ok {
 		p = Resolve(r.root, file)

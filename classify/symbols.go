@@ -22,21 +22,45 @@ var nativeWants = func() map[string]int {
 	return m
 }()
 
-// symbolIndex remembers which native signatures each symbol contains.
-type symbolIndex map[string][]int
+// symbolIndex remembers which native signatures each symbol contains:
+// by the symbol's text, or for a symbol longer than maxNameBytes by its
+// bytes (nameRef), so that looking it up costs no hashing of its length.
+type symbolIndex struct {
+	short map[string][]int
+	long  map[nameRef][]int
+}
+
+func newSymbolIndex() symbolIndex {
+	return symbolIndex{short: map[string][]int{}, long: map[nameRef][]int{}}
+}
 
 // wants returns the signatures a symbol contains, by number.
 func (ix symbolIndex) wants(sym string) []int {
-	if w, ok := ix[sym]; ok {
+	if len(sym) > maxNameBytes {
+		r := refOf(sym)
+		w, ok := ix.long[r]
+		if !ok {
+			w = signaturesIn(sym)
+			ix.long[r] = w
+		}
 		return w
 	}
+	w, ok := ix.short[sym]
+	if !ok {
+		w = signaturesIn(sym)
+		ix.short[sym] = w
+	}
+	return w
+}
+
+// signaturesIn lists the native signatures sym contains, by number.
+func signaturesIn(sym string) []int {
 	var w []int
 	for want, n := range nativeWants {
 		if strings.Contains(sym, want) {
 			w = append(w, n)
 		}
 	}
-	ix[sym] = w
 	return w
 }
 
@@ -65,13 +89,13 @@ func (ix symbolIndex) nativeMatches(buf []int, frames []trace.Frame) []int {
 }
 
 // appendNativeKey names the native facts the rules read: which signatures
-// matched, in which frame.
-func appendNativeKey(b []byte, frames []trace.Frame, first []int) []byte {
+// matched, in which frame (its symbol in key form: names.key).
+func appendNativeKey(b []byte, nm *names, frames []trace.Frame, first []int) []byte {
 	for w, j := range first {
 		if j >= 0 {
 			b = strconv.AppendInt(b, int64(w), 10)
 			b = append(b, '=')
-			b = append(b, frames[j].Symbol...)
+			b = append(b, nm.key(frames[j].Symbol)...)
 			b = append(b, 0)
 		}
 	}

@@ -71,6 +71,9 @@ func (f *facts) useOfValue() *useResult {
 			f.use = &useResult{use: use, evidence: ev}
 			return f.use
 		case name == "return":
+			if len(fr.Function) > maxNameBytes {
+				return nil // no source line calls it
+			}
 			marker = fr.Function + "(" // the caller calls this function
 			continue
 		case name != "":

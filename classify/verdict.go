@@ -41,7 +41,7 @@ const maxSiteEvidence = 6
 // one site, mostly) share one Verdict, Evidence slice included: treat the
 // verdicts as read-only.
 func (o Options) Verdicts(t *trace.Trace) []Verdict {
-	ids, table := o.verdicts(t)
+	ids, table := o.verdicts(t, newNames())
 	out := make([]Verdict, len(ids))
 	for i, id := range ids {
 		out[i] = table[id]
@@ -51,8 +51,9 @@ func (o Options) Verdicts(t *trace.Trace) []Verdict {
 
 // verdicts classifies every sync once per distinct set of facts: table
 // holds the distinct verdicts and ids, per sync of t.Syncs, its verdict's
-// index in table. A sync costs no allocation unless its facts are new.
-func (o Options) verdicts(t *trace.Trace) (ids []int32, table []Verdict) {
+// index in table. A sync costs no allocation unless its facts are new;
+// nm bounds the names in the facts' keys.
+func (o Options) verdicts(t *trace.Trace, nm *names) (ids []int32, table []Verdict) {
 	src := newSourceReader(o.SourceRoot)
 	states := map[int64]*threadState{}
 	lastTid, st := int64(0), (*threadState)(nil)
@@ -61,7 +62,7 @@ func (o Options) verdicts(t *trace.Trace) (ids []int32, table []Verdict) {
 		printing bool
 	}
 	memo := map[string]decided{}
-	symbols := symbolIndex{}
+	symbols := newSymbolIndex()
 	var key []byte
 	var frameBuf []trace.Frame
 	var atBuf []int
@@ -90,10 +91,10 @@ func (o Options) verdicts(t *trace.Trace) (ids []int32, table []Verdict) {
 				nativeAt = atBuf
 			}
 		}
-		key = factsKey(key, s, native, nativeAt, st.printing)
+		key = factsKey(key, nm, s, native, nativeAt, st.printing)
 		m, ok := memo[string(key)]
 		if !ok {
-			v, rule := classifySync(newFacts(s, native, nativeAt, src, st))
+			v, rule := classifySync(newFacts(nm, s, native, nativeAt, src, st))
 			m = decided{id: int32(len(table)), printing: rule != nil && rule.Printing}
 			table = append(table, v)
 			memo[string(key)] = m
@@ -127,14 +128,16 @@ func timeOrder(syncs []trace.Sync) []int32 {
 
 // factsKey identifies everything the rules and the evidence read of a
 // sync, so that the syncs of one site are classified once. buf is reused.
-func factsKey(buf []byte, s *trace.Sync, native []trace.Frame, nativeAt []int, printing bool) []byte {
+// Names enter it in their key form (names.key): a long name costs a sync
+// a few kilobytes of copying, and a distinct key its bounded size.
+func factsKey(buf []byte, nm *names, s *trace.Sync, native []trace.Frame, nativeAt []int, printing bool) []byte {
 	b := strconv.AppendBool(buf[:0], printing)
 	b = append(b, '|')
 	b = append(b, s.Scope.String()...)
 	b = strconv.AppendInt(append(b, '|'), s.Stream, 10)
 	b = strconv.AppendBool(append(b, '|'), s.Legacy)
 	for _, c := range s.Calls() {
-		b = append(append(b, '|'), c.Name...)
+		b = append(append(b, '|'), nm.key(c.Name)...)
 		b = strconv.AppendInt(append(b, ','), int64(c.Kind), 10)
 	}
 	if c := s.Copy; c != nil {
@@ -144,20 +147,20 @@ func factsKey(buf []byte, s *trace.Sync, native []trace.Frame, nativeAt []int, p
 		}
 		b = strconv.AppendBool(append(b, ' '), c.FromActivity)
 	}
-	b = appendNativeKey(append(b, "|native "...), native, nativeAt)
+	b = appendNativeKey(append(b, "|native "...), nm, native, nativeAt)
 	b = append(b, "|python "...)
 	for _, f := range s.Python() {
-		b = append(append(b, f.File...), ':')
+		b = append(append(b, nm.key(f.File)...), ':')
 		b = strconv.AppendInt(b, f.Line, 10)
-		b = append(append(append(b, ':'), f.Function...), 0)
+		b = append(append(append(b, ':'), nm.key(f.Function)...), 0)
 	}
 	b = append(b, "|nvtx "...)
 	for _, r := range s.NVTX() {
-		b = append(append(b, r.Name...), 0)
+		b = append(append(b, nm.key(r.Name)...), 0)
 	}
 	b = append(b, "|before "...)
 	for _, r := range s.OpsBefore() {
-		b = append(append(b, r.Name...), 0)
+		b = append(append(b, nm.key(r.Name)...), 0)
 	}
 	return b
 }

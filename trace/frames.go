@@ -146,10 +146,15 @@ func (x *Export) attachPythonFrames(ctx context.Context, syncs []Sync, domains m
 	if err != nil {
 		return err
 	}
+	// nsys escapes the names ("&lt;module&gt;"): unescape each string once,
+	// so that every frame naming it shares its one copy, whatever its size.
+	for id, v := range strs {
+		strs[id] = html.UnescapeString(v)
+	}
 	for i, p := range found {
 		out := make([]PyFrame, len(p.ids))
 		for j, f := range p.ids {
-			out[j] = PyFrame{Function: html.UnescapeString(strs[f[0]]), File: html.UnescapeString(strs[f[1]]), Line: f[2]}
+			out[j] = PyFrame{Function: strs[f[0]], File: strs[f[1]], Line: f[2]}
 		}
 		syncs[i].ownDetail().python = out
 		ev.PythonFrames = true
