@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"strconv"
 	"strings"
@@ -13,7 +14,6 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/nsyssync/nsyssync/classify"
-
 	"github.com/nsyssync/nsyssync/internal/safefile"
 )
 
@@ -166,11 +166,30 @@ func splitFileLine(spec string) (string, int64) {
 // the checkout's directory does not matter) and line, else the site's
 // grouping key (native call path, or APIs, stream and NVTX path).
 func Fingerprint(s *classify.Site) string {
-	key := s.Key
+	h := sha256.New()
 	if f := s.Location.File; f != "" {
-		parts := strings.Split(f, "/")
-		key = fmt.Sprintf("py|%s|%s:%d", strings.Join(s.APIs, "+"), strings.Join(parts[max(0, len(parts)-2):], "/"), s.Location.Line)
+		// "py|APIs|dir/file.py:line", hashed piece by piece: a name is
+		// never copied, however long.
+		elems := PathTail(f, 2)
+		tail := len(elems) - 1 // the slash between them
+		for _, e := range elems {
+			tail += len(e)
+		}
+		hashString(h, "py|"+strings.Join(s.APIs, "+")+"|")
+		hashString(h, f[len(f)-tail:])
+		hashString(h, ":"+strconv.FormatInt(s.Location.Line, 10))
+	} else {
+		hashString(h, s.Key)
 	}
-	sum := sha256.Sum256([]byte(key))
-	return hex.EncodeToString(sum[:6])
+	return hex.EncodeToString(h.Sum(nil)[:6])
+}
+
+// hashString writes s to h through a small buffer, without a copy of s.
+func hashString(h hash.Hash, s string) {
+	var buf [4096]byte
+	for len(s) > 0 {
+		n := copy(buf[:], s)
+		h.Write(buf[:n])
+		s = s[n:]
+	}
 }

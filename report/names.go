@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -67,26 +68,53 @@ func percent(part, whole int64) string {
 }
 
 // shortPath keeps the end of a path that says the most: the part after
-// site-packages, else the last two elements.
+// site-packages, else the last two elements; at most MaxDisplay
+// characters of it, so that a site's label costs the same however long
+// the trace's name.
 func shortPath(p string) string {
 	if i := strings.LastIndex(p, "/site-packages/"); i >= 0 {
-		return p[i+len("/site-packages/"):]
+		return textsafe.Shorten(p[i+len("/site-packages/"):], textsafe.MaxDisplay)
 	}
-	if parts := strings.Split(p, "/"); len(parts) > 3 {
-		return ".../" + strings.Join(parts[len(parts)-2:], "/")
+	if strings.Count(p, "/") >= 3 {
+		tail := PathTail(p, 2)
+		return ".../" + textsafe.Shorten(p[len(p)-len(tail[0])-len(tail[1])-1:], textsafe.MaxDisplay)
 	}
-	return p
+	return textsafe.Shorten(p, textsafe.MaxDisplay)
 }
 
-// Where names a site's location in one short line.
+// PathTail returns the last n elements of a slash-separated path (all of
+// them when it has fewer), as strings.Split(p, "/") gives them, looking
+// only at the end of the path: a path of millions of elements costs what
+// its last n do.
+func PathTail(p string, n int) []string {
+	tail := make([]string, 0, n)
+	end := len(p)
+	for len(tail) < n {
+		i := strings.LastIndexByte(p[:end], '/')
+		if i < 0 {
+			tail = append(tail, p[:end])
+			break
+		}
+		tail = append(tail, p[i+1:end])
+		end = i
+	}
+	slices.Reverse(tail)
+	return tail
+}
+
+// Where names a site's location in one short line, of bounded length.
 func Where(s *classify.Site) string {
 	switch {
 	case s.Location.File != "":
-		return fmt.Sprintf("%s:%d %s", shortPath(s.Location.File), s.Location.Line, s.Location.Function)
+		return fmt.Sprintf("%s:%d %s", shortPath(s.Location.File), s.Location.Line, textsafe.Shorten(s.Location.Function, textsafe.MaxDisplay))
 	case s.Location.Function != "":
-		return s.Location.Function
+		return textsafe.Shorten(s.Location.Function, textsafe.MaxDisplay)
 	case len(s.NVTX) > 0:
-		return "nvtx " + strings.Join(s.NVTX, " > ")
+		names := make([]string, len(s.NVTX))
+		for i, n := range s.NVTX {
+			names[i] = textsafe.Shorten(n, textsafe.MaxDisplay)
+		}
+		return textsafe.Shorten("nvtx "+strings.Join(names, " > "), textsafe.MaxDisplay)
 	}
 	return s.Reason
 }

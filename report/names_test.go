@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -114,5 +115,18 @@ func TestSyncWritersDoNotAllocate(t *testing.T) {
 	enc := &eventWriter{w: bufio.NewWriter(io.Discard)}
 	if n := testing.AllocsPerRun(100, func() { enc.syncEvent(s, 0, &p) }); n != 0 {
 		t.Errorf("syncEvent: %v allocations per sync", n)
+	}
+}
+
+// TestPathTail: the last n elements, as strings.Split gives them.
+func TestPathTail(t *testing.T) {
+	for _, p := range []string{"", "a", "/", "a/b", "/a/b", "a//b", "/w/fixtures/programs/syncs.py", "x/", "//", "a/b/c/d/"} {
+		for n := 1; n <= 3; n++ {
+			parts := strings.Split(p, "/")
+			want := parts[max(0, len(parts)-n):]
+			if got := PathTail(p, n); !slices.Equal(got, want) {
+				t.Errorf("PathTail(%q, %d) = %q, want %q", p, n, got, want)
+			}
+		}
 	}
 }

@@ -133,8 +133,7 @@ func (s *Snapshot) Widespread() []*SiteTotal {
 func Where(s *report.SiteJSON) string {
 	loc := s.Location
 	if loc.File != "" {
-		parts := strings.Split(loc.File, "/")
-		w := path.Join(parts[max(0, len(parts)-2):]...) + ":" + strconv.FormatInt(loc.Line, 10)
+		w := path.Join(report.PathTail(loc.File, 2)...) + ":" + strconv.FormatInt(loc.Line, 10)
 		if loc.Function != "" {
 			w += " " + loc.Function
 		}
