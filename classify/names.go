@@ -81,13 +81,18 @@ func (nm *names) key(s string) string {
 	if len(s) <= maxNameBytes {
 		return s
 	}
+	return memoLong(nm.keys, s, digestKey)
+}
+
+// memoLong returns long(s), worked out once per distinct long string.
+func memoLong(m map[nameRef]string, s string, long func(string) string) string {
 	r := refOf(s)
-	if k, ok := nm.keys[r]; ok {
-		return k
+	if v, ok := m[r]; ok {
+		return v
 	}
-	k := digestKey(s)
-	nm.keys[r] = k
-	return k
+	v := long(s)
+	m[r] = v
+	return v
 }
 
 // foldedKey returns the key form of foldDigits(s) (see key).
@@ -95,13 +100,7 @@ func (nm *names) foldedKey(s string) string {
 	if len(s) <= maxNameBytes {
 		return foldDigits(s)
 	}
-	r := refOf(s)
-	if k, ok := nm.folded[r]; ok {
-		return k
-	}
-	k := foldedDigestKey(s)
-	nm.folded[r] = k
-	return k
+	return memoLong(nm.folded, s, foldedDigestKey)
 }
 
 // appendFolded appends the key form of foldDigits(s) to b, without
@@ -119,13 +118,7 @@ func (nm *names) cleanFile(file string) string {
 	if len(file) <= maxNameBytes {
 		return cleanPath(file)
 	}
-	r := refOf(file)
-	if c, ok := nm.clean[r]; ok {
-		return c
-	}
-	c := cleanPath(file)
-	nm.clean[r] = c
-	return c
+	return memoLong(nm.clean, file, cleanPath)
 }
 
 // digestKey is the key form of a long name: its head and its digest. It
