@@ -46,6 +46,9 @@ type Site struct {
 	Fix        string
 	Location   Location
 	NVTX       []string
+	// SourceFile is the file the site's program line was read from
+	// (Verdict.SourceFile); "" when none was read.
+	SourceFile string
 }
 
 // Location is where a site is in the program.

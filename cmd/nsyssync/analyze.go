@@ -100,7 +100,7 @@ arguments; 3 the savings gate failed.`,
 	f.StringVar(&opt.allowList, "allow-list", report.DefaultAllowListFile, "YAML file of accepted sites that do not fail the gate")
 	f.StringVar(&opt.calibration, "calibration", "", "constants measured on a GPU by 'nsyssync calibrate' for the savings simulator")
 	f.BoolVar(&opt.noEstimate, "no-estimate", false, "skip the savings simulation")
-	f.StringVar(&opt.sourceRoot, "source-root", "", "directory holding the program's Python sources: the classifier reads the line of each sync")
+	f.StringVar(&opt.sourceRoot, "source-root", "", "directory holding the program's Python sources, searched first; without it they are looked for at their recorded paths, under the current directory and beside the export")
 	registerAnalyzeCompletions(cmd)
 	return cmd
 }

@@ -80,7 +80,7 @@ func analyzeOne(ctx context.Context, path string, opt analyzeOptions, allow *rep
 		return nil, err
 	}
 	prog.set("grouping the syncs of " + path)
-	a := report.NewWith(t, classify.Options{SourceRoot: opt.sourceRoot})
+	a := report.NewWith(t, classify.Options{SourceRoot: opt.sourceRoot, FindSources: true})
 	if !opt.noEstimate {
 		prog.set("simulating " + path + " without its syncs")
 		if a.Estimates, err = estimateSavings(ctx, x, a, opt); err != nil {
