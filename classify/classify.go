@@ -49,6 +49,9 @@ type Site struct {
 	// SourceFile is the file the site's program line was read from
 	// (Verdict.SourceFile); "" when none was read.
 	SourceFile string
+	// Basis is the weakest basis of its syncs' verdicts: a site is decided
+	// only when every sync is (see Likely and Decided).
+	Basis Basis
 }
 
 // Location is where a site is in the program.
@@ -80,7 +83,7 @@ func (o Options) Sites(t *trace.Trace) []Site {
 			k = int32(len(order))
 			byKey[string(key)] = k
 			order = append(order, &Site{Key: string(key), APIs: s.APIs(), Reason: s.Reason.String(), Location: siteLocation(nm, s), NVTX: nvtxPath(s),
-				Dependency: DepUnknown, Category: "unknown"})
+				Dependency: DepUnknown, Category: "unknown", Basis: BasisNone})
 		}
 		siteOf[i] = k
 		order[k].BlockedNs += s.Duration()

@@ -40,6 +40,9 @@ type Verdict struct {
 	// SourceFile is the file the program's line was read from (its
 	// evidence says "source read from PATH:LINE"); "" when none was read.
 	SourceFile string
+	// Basis is the kind of evidence that matched the rule; BasisNone when
+	// none did. Basis.Decided tells decided verdicts from likely ones.
+	Basis Basis
 }
 
 // maxSiteEvidence bounds a site's evidence list.
@@ -179,11 +182,13 @@ func factsKey(buf []byte, nm *names, s *trace.Sync, native []trace.Frame, native
 func classifySync(f *facts) (Verdict, *Rule) {
 	for i := range Rules {
 		r := &Rules[i]
-		if ev, ok := r.match(f); ok {
-			return r.verdict(f, ev), r
+		if ev, basis, ok := r.match(f); ok {
+			v := r.verdict(f, ev)
+			v.Basis = basis
+			return v, r
 		}
 	}
-	v := Verdict{Dependency: DepUnknown, Category: CatUnknown, Evidence: []string{callFact(f.sync)}}
+	v := Verdict{Dependency: DepUnknown, Category: CatUnknown, Evidence: []string{callFact(f.sync)}, Basis: BasisNone}
 	if f.stmt != nil {
 		v.Evidence = append(v.Evidence, lineEvidence(f.stmt), sourceEvidence(f.stmt))
 		v.SourceFile = f.stmt.path
@@ -306,8 +311,10 @@ func fillVerdict(site *Site, tallies []tally, table []Verdict) {
 
 	site.Dependency, site.Category = groups[0].dep, groups[0].cat
 	site.Confidence = 1
+	site.Basis = BasisSource
 	for _, tl := range tallies {
 		site.Confidence = min(site.Confidence, table[tl.id].Confidence)
+		site.Basis = weaker(site.Basis, table[tl.id].Basis)
 	}
 	for _, g := range groups[1:] {
 		if g.dep != site.Dependency {

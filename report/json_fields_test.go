@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"path/filepath"
 	"strings"
@@ -67,5 +68,63 @@ func TestJSONSourceFile(t *testing.T) {
 				t.Error("no site names its source file")
 			}
 		})
+	}
+}
+
+// TestLikelyVerdicts: a lean trace's false sites rest on the call pattern
+// alone: JSON says "basis": "pattern", "decided": false, and text,
+// Markdown and HTML write "likely false"; a backtrace trace's are decided
+// and read "false".
+func TestLikelyVerdicts(t *testing.T) {
+	for _, tc := range []struct {
+		fixture     string
+		wantLikely  bool
+		wantBasis   map[string]bool // bases its false sites may have
+		wantDecided bool
+	}{
+		{"syncs_lean.sqlite", true, map[string]bool{"pattern": true}, false},
+		{"multiproc_lean.sqlite", true, map[string]bool{"pattern": true}, false},
+		{"syncs_backtrace.sqlite", false, map[string]bool{"backtrace": true, "source": true}, true},
+	} {
+		t.Run(tc.fixture, func(t *testing.T) {
+			a := load(t, tc.fixture, "").analysis
+			falses := 0
+			for _, s := range jsonSites(t, a) {
+				basis, hasBasis := s["basis"].(string)
+				decided, hasDecided := s["decided"].(bool)
+				if !hasBasis || !hasDecided {
+					t.Fatalf("site %v lacks basis or decided: %v", s["id"], s)
+				}
+				if s["dependency"] == "unknown" && decided {
+					t.Errorf("site %v: unknown yet decided", s["id"])
+				}
+				if s["dependency"] != "false" {
+					continue
+				}
+				falses++
+				if !tc.wantBasis[basis] || decided != tc.wantDecided {
+					t.Errorf("false site %v: basis %q decided %v, want one of %v, decided %v", s["id"], basis, decided, tc.wantBasis, tc.wantDecided)
+				}
+			}
+			if falses == 0 {
+				t.Fatal("no false site")
+			}
+			var text, md, html bytes.Buffer
+			must(t, a.WriteText(&text, TextOptions{}))
+			must(t, a.WriteMarkdown(&md, MarkdownOptions{}))
+			must(t, a.WriteHTML(context.Background(), &html, HTMLOptions{}))
+			for name, out := range map[string]string{"text": text.String(), "markdown": md.String(), "html": html.String()} {
+				if got := strings.Contains(out, "likely false"); got != tc.wantLikely {
+					t.Errorf("%s report: says \"likely false\" %v, want %v", name, got, tc.wantLikely)
+				}
+			}
+		})
+	}
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
 	}
 }

@@ -90,7 +90,7 @@ func analyzeOne(ctx context.Context, path string, opt analyzeOptions, allow *rep
 	a.Allowed = allow.Match(a)
 	var gate *report.GateResult
 	if opt.gate {
-		g := a.Gate(opt.failOn)
+		g := a.GateWith(opt.failOn, report.GateOptions{CountLikely: opt.gateLikely})
 		gate = &g
 	}
 	switch opt.format {
