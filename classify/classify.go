@@ -6,11 +6,15 @@
 // verdict its syncs share.
 //
 // Verdicts come from one table, Rules, tried in order: Python frames of
-// torch and the program's own source line (with Options.SourceRoot), aten
+// torch and the program's own source line (Options.SourceRoot and
+// Options.FindSources say where its files are looked for), aten
 // op ranges from --pytorch=autograd-nvtx and the ops just before a sync,
 // native callchains from --cudabacktrace, and, with none of these, the call
 // pattern (copy direction, size, memory kinds, the API). Where the evidence
-// does not decide, the verdict is unknown.
+// does not decide, the verdict is unknown. Each verdict records the kind
+// of evidence it rests on (Basis): frames, the program's line or aten
+// ranges decide it; the call pattern alone makes a dependency only likely
+// (Site.Likely).
 package classify
 
 import (

@@ -38,7 +38,8 @@ type Rule struct {
 	When    func(*facts) ([]string, bool)
 	WhenDoc string
 	// Use: what the program's source line does with a scalar it read
-	// (needs Python frames and Options.SourceRoot).
+	// (needs Python frames and the program's file: Options.SourceRoot or
+	// Options.FindSources).
 	Use Use
 	// Pattern: the CUDA calls and copy behind the sync.
 	Pattern Pattern
