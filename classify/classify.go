@@ -6,11 +6,15 @@
 // verdict its syncs share.
 //
 // Verdicts come from one table, Rules, tried in order: Python frames of
-// torch and the program's own source line (with Options.SourceRoot), aten
+// torch and the program's own source line (Options.SourceRoot and
+// Options.FindSources say where its files are looked for), aten
 // op ranges from --pytorch=autograd-nvtx and the ops just before a sync,
 // native callchains from --cudabacktrace, and, with none of these, the call
 // pattern (copy direction, size, memory kinds, the API). Where the evidence
-// does not decide, the verdict is unknown.
+// does not decide, the verdict is unknown. Each verdict records the kind
+// of evidence it rests on (Basis): frames, the program's line or aten
+// ranges decide it; the call pattern alone makes a dependency only likely
+// (Site.Likely).
 package classify
 
 import (
@@ -46,6 +50,12 @@ type Site struct {
 	Fix        string
 	Location   Location
 	NVTX       []string
+	// SourceFile is the file the site's program line was read from
+	// (Verdict.SourceFile); "" when none was read.
+	SourceFile string
+	// Basis is the weakest basis of its syncs' verdicts: a site is decided
+	// only when every sync is (see Likely and Decided).
+	Basis Basis
 }
 
 // Location is where a site is in the program.
@@ -77,7 +87,7 @@ func (o Options) Sites(t *trace.Trace) []Site {
 			k = int32(len(order))
 			byKey[string(key)] = k
 			order = append(order, &Site{Key: string(key), APIs: s.APIs(), Reason: s.Reason.String(), Location: siteLocation(nm, s), NVTX: nvtxPath(s),
-				Dependency: DepUnknown, Category: "unknown"})
+				Dependency: DepUnknown, Category: "unknown", Basis: BasisNone})
 		}
 		siteOf[i] = k
 		order[k].BlockedNs += s.Duration()

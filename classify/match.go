@@ -91,56 +91,58 @@ func atenName(raw string) (name string, grad, ok bool) {
 	return name, grad, strings.HasPrefix(name, "aten::")
 }
 
-// match applies one rule to a sync's facts.
-func (r *Rule) match(f *facts) ([]string, bool) {
+// match applies one rule to a sync's facts: the evidence that matched and
+// its basis.
+func (r *Rule) match(f *facts) ([]string, Basis, bool) {
 	var ev []string
+	basis := BasisPattern
 	hasSignature := len(r.Python) > 0 || len(r.ATen) > 0 || len(r.Native) > 0 || r.When != nil
 	if hasSignature {
-		e, ok := r.signature(f)
+		e, b, ok := r.signature(f)
 		if !ok {
-			return nil, false
+			return nil, BasisNone, false
 		}
-		ev = append(ev, e...)
+		ev, basis = append(ev, e...), b
 	}
 	if r.Use != UseNone {
 		u := f.useOfValue()
 		if u == nil || u.use != r.Use {
-			return nil, false
+			return nil, BasisNone, false
 		}
-		ev = append(ev, u.evidence...)
+		ev, basis = append(ev, u.evidence...), BasisSource
 	}
 	if !r.Pattern.holds(f) {
-		return nil, false
+		return nil, BasisNone, false
 	}
-	return ev, true
+	return ev, basis, true
 }
 
 // signature tries the rule's signatures, strongest evidence first.
-func (r *Rule) signature(f *facts) ([]string, bool) {
+func (r *Rule) signature(f *facts) ([]string, Basis, bool) {
 	for _, want := range r.Python {
 		file, fn, _ := strings.Cut(want, ":")
 		for _, fr := range f.torch {
 			if strings.HasSuffix(f.names.cleanFile(fr.File), file) && (fn == "" || fr.Function == fn) {
-				return []string{fmt.Sprintf("Python frame `%s:%d %s`", shortFile(fr.File), fr.Line, shownName(fr.Function))}, true
+				return []string{fmt.Sprintf("Python frame `%s:%d %s`", shortFile(fr.File), fr.Line, shownName(fr.Function))}, BasisBacktrace, true
 			}
 		}
 	}
 	if r.When != nil {
 		if ev, ok := r.When(f); ok {
-			return ev, true
+			return ev, BasisNVTX, true
 		}
 	}
 	for _, want := range r.ATen {
 		if contains(f.aten, want) {
-			return []string{fmt.Sprintf("NVTX range `%s`", want)}, true
+			return []string{fmt.Sprintf("NVTX range `%s`", want)}, BasisNVTX, true
 		}
 	}
 	for _, want := range r.Native { // the most telling name first
 		if j := f.nativeFrame(want); j >= 0 {
-			return []string{fmt.Sprintf("native frame `%s`", shortSymbol(f.native[j].Symbol))}, true
+			return []string{fmt.Sprintf("native frame `%s`", shortSymbol(f.native[j].Symbol))}, BasisBacktrace, true
 		}
 	}
-	return nil, false
+	return nil, BasisNone, false
 }
 
 // nativeFrame returns the innermost native frame holding a signature of

@@ -38,7 +38,8 @@ type Rule struct {
 	When    func(*facts) ([]string, bool)
 	WhenDoc string
 	// Use: what the program's source line does with a scalar it read
-	// (needs Python frames and Options.SourceRoot).
+	// (needs Python frames and the program's file: Options.SourceRoot or
+	// Options.FindSources).
 	Use Use
 	// Pattern: the CUDA calls and copy behind the sync.
 	Pattern Pattern
@@ -144,7 +145,7 @@ var Rules = []Rule{
 	{Name: "scalar read (use unknown)", ATen: []string{"aten::item", "aten::_local_scalar_dense"}, Native: []string{"THPVariable_item", "_local_scalar_dense"},
 		Dependency: DepUnknown, Category: CatUnknown, Confidence: 0, Subject: "this `.item()`",
 		Fix: "{site} reads a GPU scalar into Python. If it is only logged, keep it on the GPU and read every N steps; if it decides a branch, " +
-			"decide on the GPU (`torch.where`) or check less often. (With Python backtraces and --source-root the line decides which.)"},
+			"decide on the GPU (`torch.where`) or check less often. (With Python backtraces, the program's line decides which once its file is found.)"},
 	{Name: "tensor from Python data", Native: []string{"THPVariable_tensor", "THPVariable_as_tensor", "internal_new_from_data", "tensor_ctor"}, Pattern: Pattern{Copy: trace.CopyHtoD},
 		Dependency: DepFalse, Category: CatHostToDevice, Confidence: 0.9, Subject: "`torch.tensor(data, device='cuda')`",
 		Fix: "{site} builds the tensor in pageable memory and copies it synchronously. Build it on the CPU, pin it and copy asynchronously: " +

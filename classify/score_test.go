@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/nsyssync/nsyssync/trace"
 )
 
 const fixturesDir = "../fixtures"
@@ -83,8 +85,18 @@ func pct(n, of int) string {
 // of its syncs carries the site's dependency and category.
 func scoreFixture(t *testing.T, fixture string, opt Options) score {
 	t.Helper()
+	return scoreFixtureWith(t, fixture, opt, nil)
+}
+
+// scoreFixtureWith is scoreFixture with a change made to the loaded trace
+// first (prepare; nil: none).
+func scoreFixtureWith(t *testing.T, fixture string, opt Options, prepare func(*trace.Trace)) score {
+	t.Helper()
 	labels, total := truthLabels(t, fixture)
 	tr := load(t, filepath.Join(fixturesDir, fixture+".sqlite"))
+	if prepare != nil {
+		prepare(tr)
+	}
 	if len(tr.Syncs) != total {
 		t.Fatalf("%s: %d syncs, truth has %d events", fixture, len(tr.Syncs), total)
 	}
@@ -151,23 +163,28 @@ func siteWhere(s *Site) string {
 // (go test ./classify/ -run TestClassifierScore -v).
 func TestClassifierScore(t *testing.T) {
 	withSource := Options{SourceRoot: ".."}
+	// The program was profiled elsewhere: only the search beside the
+	// export (../fixtures/programs/) can find it, on any machine.
+	elsewhere := func(tr *trace.Trace) { relocate(t, tr, "/elsewhere/proj/fixtures/programs") }
 	runs := []struct {
 		evidence string
 		fixtures []string
 		opt      Options
+		prepare  func(*trace.Trace)
 		minRight float64 // share of sites right, pooled over the fixtures; 0: reported only
 	}{
-		{"backtraces + --source-root", []string{"syncs_backtrace", "patterns_backtrace"}, withSource, 0.9},
-		{"backtraces, no source root", []string{"syncs_backtrace", "patterns_backtrace"}, Options{}, 0},
-		{"autograd NVTX", []string{"syncs_autograd", "patterns_autograd"}, withSource, 0.9},
-		{"lean", []string{"syncs_lean", "patterns_lean", "multiproc_lean"}, withSource, 0},
+		{"backtraces + --source-root", []string{"syncs_backtrace", "patterns_backtrace"}, withSource, nil, 0.9},
+		{"backtraces, no flags (program beside the export)", []string{"syncs_backtrace", "patterns_backtrace"}, Options{FindSources: true}, elsewhere, 0.9},
+		{"backtraces, program not found", []string{"syncs_backtrace", "patterns_backtrace"}, Options{}, nil, 0},
+		{"autograd NVTX", []string{"syncs_autograd", "patterns_autograd"}, withSource, nil, 0.9},
+		{"lean", []string{"syncs_lean", "patterns_lean", "multiproc_lean"}, withSource, nil, 0},
 	}
 	t.Logf("| evidence | fixture | sites | right | unknown | wrong | false where truth is true | syncs right | syncs unknown |")
 	t.Logf("|---|---|---|---|---|---|---|---|---|")
 	for _, run := range runs {
 		var pooled score
 		for _, fx := range run.fixtures {
-			sc := scoreFixture(t, fx, run.opt)
+			sc := scoreFixtureWith(t, fx, run.opt, run.prepare)
 			pooled.add(sc)
 			t.Logf("| %s | %s | %d | %d (%s) | %d (%s) | %d | %d | %d/%d (%s) | %d |", run.evidence, fx, sc.sites,
 				sc.sitesRight, pct(sc.sitesRight, sc.sites), sc.sitesUnknown, pct(sc.sitesUnknown, sc.sites),

@@ -1,90 +1,69 @@
 package classify
 
-import (
-	"bufio"
-	"os"
-	"path/filepath"
-	"strings"
-)
-
-// maxSourceBytes bounds the size of a source file the classifier reads.
-const maxSourceBytes = 8 << 20
+import "strings"
 
 // maxStatementLines bounds how far a statement is followed across lines.
 const maxStatementLines = 20
 
-// sourceReader finds a Python frame's file under a source root and reads
-// its lines, once per file.
+// sourceReader finds the program files that Python frames name (see
+// candidates for where it looks) and reads their lines, once per file.
 type sourceReader struct {
-	root     string
-	resolved map[string]string      // frame file → path under root ("" when absent)
-	files    map[string]*sourceFile // path → its lines (nil when unreadable)
+	places []place
+	found  map[string][]*sourceFile // frame file → the readable candidates, in search order
+	probes int                      // candidate paths looked at so far (maxSourceProbes)
 }
 
 // sourceFile is one file's lines and, for each line, the first line of the
 // statement it belongs to.
 type sourceFile struct {
+	path   string // where it was read, as the search built it (./train/loop.py)
 	lines  []string
 	starts []int
 }
 
-func newSourceReader(root string) *sourceReader {
-	if root == "" {
+// newSourceReader returns a reader of the places o names for the export
+// at exportPath; nil when there is none.
+func newSourceReader(o Options, exportPath string) *sourceReader {
+	places := o.sourcePlaces(exportPath)
+	if len(places) == 0 {
 		return nil
 	}
-	return &sourceReader{root: root, resolved: map[string]string{}, files: map[string]*sourceFile{}}
+	return &sourceReader{places: places, found: map[string][]*sourceFile{}}
 }
 
-// Resolve finds a frame's file (a path from the profiled machine) under
-// root by trying the path's suffixes, longest first:
-// /home/u/proj/train.py → ROOT/home/u/proj/train.py, ROOT/u/proj/train.py,
-// ROOT/proj/train.py, ROOT/train.py. It returns "" when none is a regular
-// file. Suffixes never climb out of root. A name longer than PATH_MAX
-// (maxNameBytes) names no file and is not split.
-func Resolve(root, file string) string {
-	if len(file) > maxNameBytes {
-		return ""
-	}
-	parts := strings.FieldsFunc(filepath.ToSlash(strings.ReplaceAll(file, `\`, "/")), func(r rune) bool { return r == '/' })
-	for _, p := range parts {
-		if p == ".." {
-			return ""
-		}
-	}
-	for i := range parts {
-		if strings.HasSuffix(parts[i], ":") { // a Windows drive letter
-			continue
-		}
-		candidate := filepath.Join(append([]string{root}, parts[i:]...)...)
-		if st, err := os.Stat(candidate); err == nil && st.Mode().IsRegular() {
-			return candidate
-		}
-	}
-	return ""
-}
-
-// file returns a frame's file, nil when it is not found.
-func (r *sourceReader) file(file string) *sourceFile {
+// file returns the first readable candidate of a frame's file that holds
+// its line, nil when none does.
+func (r *sourceReader) file(file string, line int64) *sourceFile {
 	if len(file) > maxNameBytes {
 		return nil // no such file; not worth hashing for the map either
 	}
-	p, ok := r.resolved[file]
+	files, ok := r.found[file]
 	if !ok {
-		p = Resolve(r.root, file)
-		r.resolved[file] = p
+		files = r.readCandidates(file)
+		r.found[file] = files
 	}
-	if p == "" {
-		return nil
+	for _, f := range files {
+		if line <= int64(len(f.lines)) {
+			return f
+		}
 	}
-	if f, ok := r.files[p]; ok {
-		return f
+	return nil
+}
+
+// readCandidates reads every candidate of a frame's file that is a
+// readable program file, in search order, within the probe budget.
+func (r *sourceReader) readCandidates(file string) []*sourceFile {
+	var out []*sourceFile
+	for _, c := range candidates(r.places, file) {
+		if r.probes >= maxSourceProbes {
+			break
+		}
+		r.probes++
+		if lines, err := readSource(c); err == nil && lines != nil {
+			out = append(out, &sourceFile{path: c, lines: lines, starts: statementStarts(lines)})
+		}
 	}
-	var f *sourceFile
-	if lines := readLines(p); lines != nil {
-		f = &sourceFile{lines: lines, starts: statementStarts(lines)}
-	}
-	r.files[p] = f
-	return f
+	return out
 }
 
 // statementStarts maps each line to the first line of its statement: a
@@ -103,30 +82,10 @@ func statementStarts(lines []string) []int {
 	return starts
 }
 
-func readLines(p string) []string {
-	fh, err := os.Open(p)
-	if err != nil {
-		return nil
-	}
-	defer fh.Close()
-	if st, err := fh.Stat(); err != nil || st.Size() > maxSourceBytes {
-		return nil
-	}
-	var out []string
-	sc := bufio.NewScanner(fh)
-	sc.Buffer(make([]byte, 0, 64<<10), maxSourceBytes)
-	for sc.Scan() {
-		out = append(out, sc.Text())
-	}
-	if sc.Err() != nil {
-		return nil
-	}
-	return out
-}
-
 // statement is the Python statement around one line of a file.
 type statement struct {
 	file   string   // the frame's file
+	path   string   // the file read for it
 	line   int64    // the frame's line (1-based)
 	first  int      // index of the statement's first line
 	last   int      // index of its last line
@@ -137,7 +96,7 @@ type statement struct {
 
 // statement returns the whole statement that line belongs to, on one line.
 func (r *sourceReader) statement(file string, line int64) (statement, bool) {
-	f := r.file(file)
+	f := r.file(file, line)
 	if f == nil {
 		return statement{}, false
 	}
@@ -159,7 +118,7 @@ func (r *sourceReader) statement(file string, line int64) (statement, bool) {
 		parts = append(parts, strings.TrimSuffix(strings.TrimSpace(stripComment(l)), `\`))
 	}
 	text := strings.Join(strings.Fields(strings.Join(parts, " ")), " ")
-	return statement{file: file, line: line, first: first, last: last, text: text, indent: indentOf(lines[first]), lines: lines}, text != ""
+	return statement{file: file, path: f.path, line: line, first: first, last: last, text: text, indent: indentOf(lines[first]), lines: lines}, text != ""
 }
 
 // scanPython walks a line of Python outside string literals, calling fn

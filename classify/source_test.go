@@ -51,7 +51,7 @@ func TestStatement(t *testing.T) {
 	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	r := newSourceReader(dir)
+	r := newSourceReader(Options{SourceRoot: dir}, "")
 	for _, tc := range []struct {
 		line int64
 		want string

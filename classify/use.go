@@ -196,6 +196,14 @@ func lineEvidence(st *statement) string {
 	return fmt.Sprintf("Python line `%s` (%s:%d)", clip(st.text), displayFile(st.file), st.line)
 }
 
+// sourcePrefix opens the evidence line that names the file read.
+const sourcePrefix = "source read from "
+
+// sourceEvidence names the file a statement was read from.
+func sourceEvidence(st *statement) string {
+	return fmt.Sprintf("%s%s:%d", sourcePrefix, shownFile(st.path), st.line)
+}
+
 // clip shortens a source statement for a report line.
 func clip(s string) string {
 	const max = 100

@@ -16,10 +16,17 @@ import (
 // Options tune the classifier.
 type Options struct {
 	// SourceRoot is a directory holding the profiled program's sources.
-	// When set, a Python frame's file is looked up under it by trying the
-	// path's suffixes (see Resolve), and the program's own line decides
-	// what a value read back is used for. Empty: sources are not read.
+	// When set, a Python frame's file is looked up under it first, by
+	// trying the path's suffixes (see Resolve), and the program's own line
+	// decides what a value read back is used for.
 	SourceRoot string
+	// FindSources looks for the program's files without a SourceRoot too
+	// (after it, when one is set): at the path each frame recorded, then by
+	// the path's suffixes under the current directory and under the
+	// export's directory (Trace.Path's). Only regular *.py files long
+	// enough to hold the frame's line are read. nsyssync's commands set
+	// it; with neither field set no file is read.
+	FindSources bool
 }
 
 // Verdict is the classifier's judgement of one sync.
@@ -30,6 +37,12 @@ type Verdict struct {
 	Evidence   []string // facts, strongest first
 	Fix        string
 	Rule       string // the deciding rule's Name; "" when none matched
+	// SourceFile is the file the program's line was read from (its
+	// evidence says "source read from PATH:LINE"); "" when none was read.
+	SourceFile string
+	// Basis is the kind of evidence that matched the rule; BasisNone when
+	// none did. Basis.Decided tells decided verdicts from likely ones.
+	Basis Basis
 }
 
 // maxSiteEvidence bounds a site's evidence list.
@@ -54,7 +67,7 @@ func (o Options) Verdicts(t *trace.Trace) []Verdict {
 // index in table. A sync costs no allocation unless its facts are new;
 // nm bounds the names in the facts' keys.
 func (o Options) verdicts(t *trace.Trace, nm *names) (ids []int32, table []Verdict) {
-	src := newSourceReader(o.SourceRoot)
+	src := newSourceReader(o, t.Path)
 	states := map[int64]*threadState{}
 	lastTid, st := int64(0), (*threadState)(nil)
 	type decided struct {
@@ -169,13 +182,16 @@ func factsKey(buf []byte, nm *names, s *trace.Sync, native []trace.Frame, native
 func classifySync(f *facts) (Verdict, *Rule) {
 	for i := range Rules {
 		r := &Rules[i]
-		if ev, ok := r.match(f); ok {
-			return r.verdict(f, ev), r
+		if ev, basis, ok := r.match(f); ok {
+			v := r.verdict(f, ev)
+			v.Basis = basis
+			return v, r
 		}
 	}
-	v := Verdict{Dependency: DepUnknown, Category: CatUnknown, Evidence: []string{callFact(f.sync)}}
+	v := Verdict{Dependency: DepUnknown, Category: CatUnknown, Evidence: []string{callFact(f.sync)}, Basis: BasisNone}
 	if f.stmt != nil {
-		v.Evidence = append(v.Evidence, lineEvidence(f.stmt))
+		v.Evidence = append(v.Evidence, lineEvidence(f.stmt), sourceEvidence(f.stmt))
+		v.SourceFile = f.stmt.path
 	}
 	return v, nil
 }
@@ -184,15 +200,14 @@ func classifySync(f *facts) (Verdict, *Rule) {
 // pattern and the program's line, and the fix phrased for the site.
 func (r *Rule) verdict(f *facts, ev []string) Verdict {
 	ev = appendNew(ev, callFact(f.sync))
+	subject, source := r.Subject, ""
 	if f.stmt != nil {
-		ev = appendNew(ev, lineEvidence(f.stmt))
-	}
-	subject := r.Subject
-	if f.stmt != nil {
+		ev = appendNew(appendNew(ev, lineEvidence(f.stmt)), sourceEvidence(f.stmt))
 		subject = fmt.Sprintf("`%s` (%s:%d)", clip(f.stmt.text), displayFile(f.stmt.file), f.stmt.line)
+		source = f.stmt.path
 	}
 	return Verdict{Dependency: r.Dependency, Category: r.Category, Confidence: r.Confidence, Evidence: ev,
-		Fix: capitalize(strings.ReplaceAll(r.Fix, "{site}", subject)), Rule: r.Name}
+		Fix: capitalize(strings.ReplaceAll(r.Fix, "{site}", subject)), Rule: r.Name, SourceFile: source}
 }
 
 // tally is one distinct verdict of a site's syncs and how many share it.
@@ -268,20 +283,38 @@ func fillVerdict(site *Site, tallies []tally, table []Verdict) {
 	}
 	// A verdict seen before adds no evidence: what it had is in already,
 	// or the list was full.
+	site.SourceFile = ""
+	sourceLine := ""
 	for _, tl := range tallies {
-		for _, e := range table[tl.id].Evidence {
+		v := &table[tl.id]
+		if site.SourceFile == "" && v.SourceFile != "" {
+			site.SourceFile = v.SourceFile
+		}
+		for _, e := range v.Evidence {
+			if sourceLine == "" && site.SourceFile != "" && strings.HasPrefix(e, sourcePrefix) {
+				sourceLine = e
+			}
 			if len(evidence) >= maxSiteEvidence {
 				break
 			}
 			evidence = appendNew(evidence, e)
 		}
 	}
+	// The file the program's line came from always shows, last.
+	if sourceLine != "" && !slices.Contains(evidence, sourceLine) {
+		if len(evidence) >= maxSiteEvidence {
+			evidence = evidence[:maxSiteEvidence-1]
+		}
+		evidence = append(evidence, sourceLine)
+	}
 	site.Evidence = evidence
 
 	site.Dependency, site.Category = groups[0].dep, groups[0].cat
 	site.Confidence = 1
+	site.Basis = BasisSource
 	for _, tl := range tallies {
 		site.Confidence = min(site.Confidence, table[tl.id].Confidence)
+		site.Basis = weaker(site.Basis, table[tl.id].Basis)
 	}
 	for _, g := range groups[1:] {
 		if g.dep != site.Dependency {

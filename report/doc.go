@@ -86,6 +86,15 @@ func (a *Analysis) siteID(index []int32, i int) string {
 	return ""
 }
 
+// dependencyText is how reports write a site's dependency: "likely
+// false" when only the call pattern suggests it (classify.Site.Likely).
+func dependencyText(s *classify.Site) string {
+	if s.Likely() {
+		return "likely " + string(s.Dependency)
+	}
+	return string(s.Dependency)
+}
+
 // siteByID finds a site by its ID.
 func (a *Analysis) siteByID(id string) *classify.Site {
 	for i := range a.Sites {

@@ -7,14 +7,23 @@ import (
 	"github.com/nsyssync/nsyssync/classify"
 )
 
+// GateOptions tune the CI gate.
+type GateOptions struct {
+	// CountLikely counts the likely-false sites too — false dependencies
+	// that only the call pattern suggests (classify.Site.Likely) —
+	// (--gate-likely). Without it only what the evidence decides counts.
+	CountLikely bool
+}
+
 // GateResult is the CI gate's decision on one analysis.
 type GateResult struct {
 	// ThresholdPct is --fail-on-savings: the largest removable share of
 	// the region, in percent, that passes.
 	ThresholdPct float64
-	// RemovableNs sums, over the false-dependency sites the allow-list
-	// does not accept, their estimated savings — or their host-blocked
-	// time when the analysis carries no estimates (Basis says which).
+	// RemovableNs sums, over the false-dependency sites counted (decided
+	// ones, and likely ones with CountLikely) that the allow-list does not
+	// accept, their estimated savings — or their host-blocked time when
+	// the analysis carries no estimates (Basis says which).
 	RemovableNs int64
 	// RemovablePct is RemovableNs as a percentage of the region.
 	RemovablePct float64
@@ -22,7 +31,14 @@ type GateResult struct {
 	// Counted are the sites summed; Allowed the false-dependency sites
 	// the allow-list kept out.
 	Counted, Allowed []string
-	Failed           bool
+	// Likely are the likely-false sites the allow-list does not accept:
+	// counted with CountLikely, else left out. LikelyNs and LikelyPct are
+	// what they would add (or added).
+	Likely      []string
+	LikelyNs    int64
+	LikelyPct   float64
+	CountLikely bool
+	Failed      bool
 }
 
 // Gate bases.
@@ -31,11 +47,18 @@ const (
 	GateBasisBlocked = "host-blocked time (no savings estimate)"
 )
 
-// Gate decides the CI gate: it fails when the removable (false-dependency)
-// savings of the sites not in the allow-list exceed thresholdPct percent of
-// the region.
+// Gate decides the CI gate with GateOptions{}: only decided
+// false-dependency sites count.
 func (a *Analysis) Gate(thresholdPct float64) GateResult {
-	g := GateResult{ThresholdPct: thresholdPct, Basis: GateBasisBlocked}
+	return a.GateWith(thresholdPct, GateOptions{})
+}
+
+// GateWith decides the CI gate: it fails when the removable
+// (false-dependency) savings of the sites not in the allow-list exceed
+// thresholdPct percent of the region. Likely-false sites count only with
+// opt.CountLikely.
+func (a *Analysis) GateWith(thresholdPct float64, opt GateOptions) GateResult {
+	g := GateResult{ThresholdPct: thresholdPct, Basis: GateBasisBlocked, CountLikely: opt.CountLikely}
 	if a.Estimated() {
 		g.Basis = GateBasisSavings
 	}
@@ -47,14 +70,22 @@ func (a *Analysis) Gate(thresholdPct float64) GateResult {
 			g.Allowed = append(g.Allowed, s.ID)
 			continue
 		}
-		g.Counted = append(g.Counted, s.ID)
+		ns := s.BlockedNs
 		if a.Estimated() {
-			g.RemovableNs += a.SavingsNs(s)
-		} else {
-			g.RemovableNs += s.BlockedNs
+			ns = a.SavingsNs(s)
 		}
+		if s.Likely() {
+			g.Likely = append(g.Likely, s.ID)
+			g.LikelyNs += ns
+			if !opt.CountLikely {
+				continue
+			}
+		}
+		g.Counted = append(g.Counted, s.ID)
+		g.RemovableNs += ns
 	}
 	g.RemovablePct = 100 * fraction(g.RemovableNs, a.Trace.Region.Duration)
+	g.LikelyPct = 100 * fraction(g.LikelyNs, a.Trace.Region.Duration)
 	g.Failed = g.RemovablePct > thresholdPct
 	return g
 }
@@ -73,6 +104,18 @@ func (g GateResult) String() string {
 	}
 	if len(g.Allowed) > 0 {
 		fmt.Fprintf(&b, "; allowed %s", strings.Join(g.Allowed, ", "))
+	}
+	if n := len(g.Likely); n > 0 {
+		sites := "sites"
+		if n == 1 {
+			sites = "site"
+		}
+		if g.CountLikely {
+			fmt.Fprintf(&b, "; %d likely-false %s counted (--gate-likely)", n, sites)
+		} else {
+			fmt.Fprintf(&b, "; %d likely-false %s (%s), %.2f%% of the region, not counted: --gate-likely counts them",
+				n, sites, strings.Join(g.Likely, ", "), g.LikelyPct)
+		}
 	}
 	return b.String()
 }

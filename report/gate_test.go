@@ -1,6 +1,7 @@
 package report
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -58,7 +59,8 @@ func TestGateBlockedBasis(t *testing.T) {
 }
 
 // TestGateSavingsBasis: with estimates, the gate sums the estimated
-// savings of the false-dependency sites instead.
+// savings of the false-dependency sites instead (here the lean trace's
+// likely-false sites, counted with CountLikely).
 func TestGateSavingsBasis(t *testing.T) {
 	a := load(t, "syncs_lean.sqlite", "measured").analysis
 	fs := falseSites(a)
@@ -76,11 +78,70 @@ func TestGateSavingsBasis(t *testing.T) {
 			want += e
 		}
 	}
-	g := a.Gate(0)
+	g := a.GateWith(0, GateOptions{CountLikely: true})
 	if g.Basis != GateBasisSavings || g.RemovableNs != want || len(g.Counted) != len(fs) {
 		t.Errorf("gate %+v, want %d ns over %d sites", g, want, len(fs))
 	}
 	if g.Failed != (want > 0) {
 		t.Errorf("failed = %v with %d ns removable at 0%%", g.Failed, want)
+	}
+}
+
+// TestGateLikely: on the real fixtures, the gate counts the false sites
+// the evidence decides (backtraces) and leaves out those only the call
+// pattern suggests (lean traces) — saying so, with their share — unless
+// CountLikely (--gate-likely) counts them.
+func TestGateLikely(t *testing.T) {
+	for _, tc := range []struct {
+		fixture     string
+		countLikely bool
+		wantCounted string // which false sites are summed: "decided", "all"
+		wantNote    string // in the gate's line; "" none of the two notes
+	}{
+		{"syncs_lean.sqlite", false, "decided", "not counted: --gate-likely counts them"},
+		{"syncs_lean.sqlite", true, "all", "likely-false sites counted (--gate-likely)"},
+		{"multiproc_lean.sqlite", false, "decided", "not counted: --gate-likely counts them"},
+		{"syncs_backtrace.sqlite", false, "decided", ""},
+		{"syncs_backtrace.sqlite", true, "all", ""},
+	} {
+		t.Run(fmt.Sprintf("%s/likely=%v", tc.fixture, tc.countLikely), func(t *testing.T) {
+			a := load(t, tc.fixture, "").analysis
+			var decided, likely []string
+			var decidedNs, likelyNs int64
+			for _, s := range falseSites(a) {
+				if s.Likely() {
+					likely, likelyNs = append(likely, s.ID), likelyNs+s.BlockedNs
+				} else {
+					decided, decidedNs = append(decided, s.ID), decidedNs+s.BlockedNs
+				}
+			}
+			if strings.HasPrefix(tc.fixture, "syncs_lean") && (len(likely) == 0 || len(decided) != 0) {
+				t.Fatalf("lean trace: %d likely and %d decided false sites, want only likely ones", len(likely), len(decided))
+			}
+			if strings.Contains(tc.fixture, "backtrace") && (len(likely) != 0 || len(decided) == 0) {
+				t.Fatalf("backtrace trace: %d likely and %d decided false sites, want only decided ones", len(likely), len(decided))
+			}
+			g := a.GateWith(0, GateOptions{CountLikely: tc.countLikely})
+			wantNs, wantSites := decidedNs, len(decided)
+			if tc.wantCounted == "all" {
+				wantNs, wantSites = decidedNs+likelyNs, len(decided)+len(likely)
+			}
+			if g.RemovableNs != wantNs || len(g.Counted) != wantSites || len(g.Likely) != len(likely) || g.LikelyNs != likelyNs {
+				t.Errorf("gate %+v, want %d ns over %d sites, %d likely (%d ns)", g, wantNs, wantSites, len(likely), likelyNs)
+			}
+			if g.Failed != (wantNs > 0) {
+				t.Errorf("failed = %v with %d ns removable at 0%%", g.Failed, wantNs)
+			}
+			line := g.String()
+			if tc.wantNote != "" && !strings.Contains(line, tc.wantNote) {
+				t.Errorf("gate line %q lacks %q", line, tc.wantNote)
+			}
+			if tc.wantNote == "" && strings.Contains(line, "likely") {
+				t.Errorf("gate line %q speaks of likely sites where there are none", line)
+			}
+			if !tc.countLikely && len(likely) > 0 && !strings.Contains(line, fmt.Sprintf("%d likely-false site", len(likely))) {
+				t.Errorf("gate line %q does not count the %d likely sites left out", line, len(likely))
+			}
+		})
 	}
 }

@@ -51,8 +51,10 @@ type htmlPage struct {
 }
 
 type htmlSiteRow struct {
-	ID, Dependency, Category, Blocked, Mean, Savings, Location, Allowed string
-	Count                                                               int
+	// Dependency names the CSS class (dep-false); DependencyText is shown
+	// ("likely false" when only the call pattern suggests it).
+	ID, Dependency, DependencyText, Category, Blocked, Mean, Savings, Location, Allowed string
+	Count                                                                               int
 }
 
 type htmlDetail struct {
@@ -136,7 +138,7 @@ func (a *Analysis) htmlPage(ctx context.Context, opt HTMLOptions) (*htmlPage, er
 }
 
 func (a *Analysis) htmlRow(s *classify.Site) htmlSiteRow {
-	return htmlSiteRow{ID: s.ID, Dependency: string(s.Dependency), Category: htmlText(s.Category), Count: len(s.Syncs),
+	return htmlSiteRow{ID: s.ID, Dependency: string(s.Dependency), DependencyText: dependencyText(s), Category: htmlText(s.Category), Count: len(s.Syncs),
 		Blocked: Duration(s.BlockedNs), Mean: Duration(meanNs(s)), Savings: a.savingsText(s), Location: htmlText(siteLabel(s)),
 		Allowed: htmlText(a.Allowed[s.ID])}
 }

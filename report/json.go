@@ -85,6 +85,16 @@ type SiteJSON struct {
 	EstimateSampled bool `json:"estimate_sampled,omitempty"`
 	// Allowed is set when an allow-list accepts the site.
 	Allowed *AllowedJSON `json:"allowed,omitempty"`
+	// SourceFile is the file the site's program line was read from (the
+	// --source-root, the recorded path, or found under the current or the
+	// export's directory); absent when none was read.
+	SourceFile string `json:"source_file,omitempty"`
+	// Basis is the kind of evidence the verdict rests on: "source",
+	// "backtrace", "nvtx", "pattern" (the call pattern alone) or "none".
+	Basis string `json:"basis"`
+	// Decided: the dependency is known and rests on frames, the program's
+	// line or aten ranges; false for unknown and likely verdicts.
+	Decided bool `json:"decided"`
 }
 
 // AllowedJSON says why an allow-list accepts a site.
@@ -172,7 +182,8 @@ func (a *Analysis) documentHead() Document {
 		sj := SiteJSON{ID: s.ID, Fingerprint: Fingerprint(s), APIs: bounded(s.APIs), Count: len(s.Syncs), BlockedNs: s.BlockedNs, Dependency: string(s.Dependency),
 			Category: textsafe.Bound(s.Category), Confidence: s.Confidence, Evidence: nonNil(bounded(s.Evidence)), Fix: textsafe.Bound(s.Fix),
 			NVTX: nonNil(bounded(s.NVTX)), Location: LocationJSON{File: textsafe.Bound(s.Location.File), Line: s.Location.Line,
-				Function: textsafe.Bound(s.Location.Function), Frames: nonNil(bounded(s.Location.Frames))}}
+				Function: textsafe.Bound(s.Location.Function), Frames: nonNil(bounded(s.Location.Frames))},
+			SourceFile: textsafe.Bound(s.SourceFile), Basis: string(s.Basis), Decided: s.Decided()}
 		if a.Estimates != nil {
 			e := a.Estimates.Sites[s.ID]
 			sj.EstimatedSavingsNs, sj.EstimateSampled = e.SavingsNs, e.Sampled

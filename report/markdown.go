@@ -61,8 +61,8 @@ func (a *Analysis) WriteMarkdown(w io.Writer, opt MarkdownOptions) error {
 		if opt.Top > 0 && i >= opt.Top {
 			break
 		}
-		dep := string(s.Dependency)
-		if s.Dependency == classify.DepFalse {
+		dep := dependencyText(s)
+		if s.Dependency == classify.DepFalse && !s.Likely() {
 			dep = "**false**"
 		}
 		loc := mdText(siteLabel(s))
@@ -98,7 +98,7 @@ func (a *Analysis) markdownSite(b *strings.Builder, s *classify.Site) {
 	// The summary line is HTML: escape it as HTML, not as Markdown.
 	fmt.Fprintf(b, "\n<details><summary><b>%s</b> · %s ×%d · blocked %s · dependency %s · %s</summary>\n\n",
 		s.ID, mdHTML(strings.Join(s.APIs, "+")), len(s.Syncs), Duration(s.BlockedNs),
-		mdHTML(string(s.Dependency)), mdHTML(siteLabel(s)))
+		mdHTML(dependencyText(s)), mdHTML(siteLabel(s)))
 	if s.Location.File != "" || s.Location.Function != "" {
 		fmt.Fprintf(b, "- **location**: %s\n", mdText(Where(s)))
 	} else {

@@ -63,7 +63,7 @@ func newStyles(w io.Writer, color bool) *styles {
 }
 
 func (st *styles) dependency(dep string) lipgloss.Style {
-	switch classify.Dependency(dep) {
+	switch classify.Dependency(strings.TrimPrefix(dep, "likely ")) {
 	case classify.DepFalse:
 		return st.falseDep
 	case classify.DepTrue:
@@ -167,7 +167,7 @@ func (a *Analysis) textSites(b *strings.Builder, st *styles, opt TextOptions) {
 		if _, ok := a.Allowed[s.ID]; ok {
 			loc = "[allowed] " + strings.ReplaceAll(loc, altSep, altSep+"[allowed] ")
 		}
-		rows = append(rows, []string{s.ID, string(s.Dependency), termText(s.Category), itoa(len(s.Syncs)),
+		rows = append(rows, []string{s.ID, dependencyText(s), termText(s.Category), itoa(len(s.Syncs)),
 			Duration(s.BlockedNs), Duration(meanNs(s)), a.savingsText(s), loc})
 	}
 	renderTable(b, st, cols, rows, opt.Width)
@@ -193,7 +193,7 @@ func (a *Analysis) textDetails(b *strings.Builder, st *styles, opt TextOptions) 
 	}
 	b.WriteString("\n" + st.section.Render("TOP SITES") + "\n")
 	for _, s := range sites[:n] {
-		dep := st.dependency(string(s.Dependency)).Render(string(s.Dependency))
+		dep := st.dependency(string(s.Dependency)).Render(dependencyText(s))
 		head := fmt.Sprintf("%s ×%d, blocked %s, dependency %s, %s", termText(strings.Join(s.APIs, "+")),
 			len(s.Syncs), Duration(s.BlockedNs), dep, termText(s.Category))
 		if s.Confidence > 0 {

@@ -32,14 +32,16 @@ var formats = []string{formatText, formatMarkdown, formatJSON, formatHTML, forma
 var formatAliases = map[string]string{"terminal": formatText, "md": formatMarkdown, "chrome": formatPerfetto}
 
 type analyzeOptions struct {
-	format    string
-	nvtx      string
-	top       int
-	output    string
-	color     string
-	failOn    float64
-	gate      bool // --fail-on-savings was given
-	allowList string
+	format string
+	nvtx   string
+	top    int
+	output string
+	color  string
+	failOn float64
+	gate   bool // --fail-on-savings was given
+	// gateLikely counts likely-false sites (call pattern only) in the gate.
+	gateLikely bool
+	allowList  string
 	// sourceRoot is where the program's Python files are, to read the
 	// lines that synchronised.
 	sourceRoot string
@@ -65,8 +67,10 @@ region for ui.perfetto.dev).
 
 CI gate: --fail-on-savings PCT exits with code 3 when the removable
 (false-dependency) savings of the sites not in the allow-list exceed PCT
-percent of the region. The allow-list is .nsyssync.yaml in the current
-directory, or --allow-list FILE.
+percent of the region. Only sites whose evidence decides count (frames,
+the program's line, aten ranges); "likely false" sites, which only the
+call pattern suggests, count with --gate-likely. The allow-list is
+.nsyssync.yaml in the current directory, or --allow-list FILE.
 
 Exit codes: 0 analysed; 1 an export could not be analysed; 2 bad flags or
 arguments; 3 the savings gate failed.`,
@@ -97,10 +101,11 @@ arguments; 3 the savings gate failed.`,
 	f.StringVarP(&opt.output, "output", "o", "", "write the report to FILE instead of stdout")
 	f.StringVar(&opt.color, "color", "auto", "colour in the text report: auto (on a terminal, unless NO_COLOR is set), always, never")
 	f.Float64Var(&opt.failOn, "fail-on-savings", 0, "exit 3 when removable savings exceed PCT percent of the region")
+	f.BoolVar(&opt.gateLikely, "gate-likely", false, "count the likely-false sites (the call pattern alone says false) in --fail-on-savings too")
 	f.StringVar(&opt.allowList, "allow-list", report.DefaultAllowListFile, "YAML file of accepted sites that do not fail the gate")
 	f.StringVar(&opt.calibration, "calibration", "", "constants measured on a GPU by 'nsyssync calibrate' for the savings simulator")
 	f.BoolVar(&opt.noEstimate, "no-estimate", false, "skip the savings simulation")
-	f.StringVar(&opt.sourceRoot, "source-root", "", "directory holding the program's Python sources: the classifier reads the line of each sync")
+	f.StringVar(&opt.sourceRoot, "source-root", "", "directory holding the program's Python sources, searched first; without it they are looked for at their recorded paths, under the current directory and beside the export")
 	registerAnalyzeCompletions(cmd)
 	return cmd
 }
@@ -118,6 +123,9 @@ func (o *analyzeOptions) validate(files int) error {
 	}
 	if o.color != "auto" && o.color != "always" && o.color != "never" {
 		return fmt.Errorf("unknown --color %q (want auto, always or never)", o.color)
+	}
+	if o.gateLikely && !o.gate {
+		return fmt.Errorf("--gate-likely: only with --fail-on-savings")
 	}
 	if o.gate && (o.failOn < 0 || o.failOn > 100) {
 		return fmt.Errorf("--fail-on-savings %g: want a percentage from 0 to 100", o.failOn)

@@ -80,7 +80,7 @@ func analyzeOne(ctx context.Context, path string, opt analyzeOptions, allow *rep
 		return nil, err
 	}
 	prog.set("grouping the syncs of " + path)
-	a := report.NewWith(t, classify.Options{SourceRoot: opt.sourceRoot})
+	a := report.NewWith(t, classify.Options{SourceRoot: opt.sourceRoot, FindSources: true})
 	if !opt.noEstimate {
 		prog.set("simulating " + path + " without its syncs")
 		if a.Estimates, err = estimateSavings(ctx, x, a, opt); err != nil {
@@ -90,7 +90,7 @@ func analyzeOne(ctx context.Context, path string, opt analyzeOptions, allow *rep
 	a.Allowed = allow.Match(a)
 	var gate *report.GateResult
 	if opt.gate {
-		g := a.Gate(opt.failOn)
+		g := a.GateWith(opt.failOn, report.GateOptions{CountLikely: opt.gateLikely})
 		gate = &g
 	}
 	switch opt.format {

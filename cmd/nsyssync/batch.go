@@ -88,7 +88,7 @@ written; 2 bad flags or no arguments.`,
 	f.StringVarP(&opt.output, "output", "o", "", "write to FILE instead of stdout")
 	f.IntVar(&opt.top, "top", 10, "sites listed in each table of the summary; 0: all")
 	f.StringVar(&opt.nvtx, "nvtx", "", "analyse only an NVTX range, NAME or NAME@DOMAIN, in every export")
-	f.StringVar(&opt.sourceRoot, "source-root", "", "directory holding the programs' Python sources")
+	f.StringVar(&opt.sourceRoot, "source-root", "", "directory holding the programs' Python sources, searched first (then the recorded paths, the current directory, beside each export)")
 	f.StringVar(&opt.calibration, "calibration", "", "constants from 'nsyssync calibrate' for the savings simulator")
 	f.BoolVar(&opt.noEstimate, "no-estimate", false, "skip the savings simulation")
 	f.StringVar(&opt.db, "db", "", "record the run in this findings database (created if absent)")
@@ -168,7 +168,7 @@ func runBatch(ctx context.Context, args []string, opt batchOptions, shard triage
 		}
 		return rec.add(ctx, r)
 	}
-	bopt := triage.Options{Jobs: opt.jobs, Load: trace.LoadOptions{NVTX: opt.nvtx}, Classify: classify.Options{SourceRoot: opt.sourceRoot},
+	bopt := triage.Options{Jobs: opt.jobs, Load: trace.LoadOptions{NVTX: opt.nvtx}, Classify: classify.Options{SourceRoot: opt.sourceRoot, FindSources: true},
 		KeepSyncs: opt.format == formatJSONL}
 	if !opt.noEstimate {
 		aopt := analyzeOptions{calibration: opt.calibration}

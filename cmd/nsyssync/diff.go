@@ -74,7 +74,7 @@ not be read; 2 bad flags or arguments; 3 the regression gate failed.`,
 	f.Float64Var(&opt.minChange, "min-change", 10, "percent of a site's old time below which it counts as unchanged")
 	f.BoolVar(&opt.all, "all", false, "list unchanged sites too (text)")
 	f.StringVar(&opt.nvtx, "nvtx", "", "analyse exports only in an NVTX range, NAME or NAME@DOMAIN")
-	f.StringVar(&opt.sourceRoot, "source-root", "", "directory holding the programs' Python sources")
+	f.StringVar(&opt.sourceRoot, "source-root", "", "directory holding the programs' Python sources, searched first (then the recorded paths, the current directory, beside each export)")
 	f.IntVarP(&opt.jobs, "jobs", "j", runtime.NumCPU(), "exports analysed at once (directories)")
 	cmd.RegisterFlagCompletionFunc("format", fixedCompletion(formatText, formatJSON))
 	return cmd
@@ -112,7 +112,7 @@ func runDiff(ctx context.Context, args []string, opt diffOptions, stdout, stderr
 		}
 		defer db.Close()
 	}
-	bopt := triage.Options{Jobs: opt.jobs, Load: trace.LoadOptions{NVTX: opt.nvtx}, Classify: classify.Options{SourceRoot: opt.sourceRoot}}
+	bopt := triage.Options{Jobs: opt.jobs, Load: trace.LoadOptions{NVTX: opt.nvtx}, Classify: classify.Options{SourceRoot: opt.sourceRoot, FindSources: true}}
 	var sides [2]*triage.Snapshot
 	for i, arg := range args {
 		snap, err := loadSide(ctx, arg, db, bopt)

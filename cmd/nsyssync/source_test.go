@@ -1,0 +1,37 @@
+package main
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"testing"
+
+	"github.com/nsyssync/nsyssync/report"
+)
+
+// TestAnalyzeFindsSources: without --source-root, analyze reads the
+// program's lines where it finds the file (its recorded path, the current
+// directory, or here beside the export: ../../fixtures/programs/syncs.py),
+// so that every site with a Python line gets a verdict and names the file.
+func TestAnalyzeFindsSources(t *testing.T) {
+	code, out, errOut := runCLI(t, "analyze", "--format", "json", "--no-estimate", fixture)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var doc report.Document
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, s := range doc.Sites {
+		if s.Location.File == "" {
+			continue
+		}
+		n++
+		if filepath.Base(s.SourceFile) != "syncs.py" || s.Dependency == "unknown" {
+			t.Errorf("site %s at %s:%d: %s, source_file %q", s.ID, s.Location.File, s.Location.Line, s.Dependency, s.SourceFile)
+		}
+	}
+	if n == 0 {
+		t.Fatal("no site has a Python line")
+	}
+}
