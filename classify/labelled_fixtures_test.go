@@ -11,11 +11,17 @@ import (
 	"testing"
 
 	"github.com/nsyssync/nsyssync/trace"
+	"runtime"
 )
 
 // labelledDir holds the labelled set of issue 15: programs/NAME.py and,
 // per capture mode, NAME.MODE.sqlite.gz with NAME.MODE.truth.json.
-const labelledDir = "../fixtures/labelled"
+// It is absolute (from this file's path) so that a test may change its
+// working directory, as TestLabelledScore does.
+func labelledDir() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "fixtures", "labelled")
+}
 
 // labelledModes are the four ways every program was captured
 // (fixtures/labelled/README.md has the nsys commands).
@@ -51,7 +57,7 @@ type labelledTruth struct {
 // labelledPrograms lists the programs of fixtures/labelled/programs, sorted.
 func labelledPrograms(t *testing.T) []string {
 	t.Helper()
-	paths, err := filepath.Glob(filepath.Join(labelledDir, "programs", "*.py"))
+	paths, err := filepath.Glob(filepath.Join(labelledDir(), "programs", "*.py"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +105,7 @@ func gunzipFixture(t *testing.T, gz string) string {
 // check failed.
 func readLabelledTruth(t *testing.T, name string) *labelledTruth {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(labelledDir, name+".truth.json"))
+	b, err := os.ReadFile(filepath.Join(labelledDir(), name+".truth.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +122,7 @@ func readLabelledTruth(t *testing.T, name string) *labelledTruth {
 // loadLabelled decompresses and loads one labelled fixture.
 func loadLabelled(t *testing.T, name string) *trace.Trace {
 	t.Helper()
-	return load(t, gunzipFixture(t, filepath.Join(labelledDir, name+".sqlite.gz")))
+	return load(t, gunzipFixture(t, filepath.Join(labelledDir(), name+".sqlite.gz")))
 }
 
 // inMeasured says whether a sync lies inside the NVTX range "measured".

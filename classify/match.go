@@ -26,6 +26,10 @@ type facts struct {
 	stmt     *statement       // the program's statement at its innermost frame
 	use      *useResult       // what the line does with the value read
 	useSet   bool             // use was worked out
+	// viaLibrary: a frame of another library (not torch) sits between the
+	// program's line and the sync, so the value read is not the one the
+	// line sees (transformers' generate() checks its own flags).
+	viaLibrary bool
 }
 
 // op is one NVTX range that ran before the sync.
@@ -56,6 +60,12 @@ func newFacts(nm *names, s *trace.Sync, native []trace.Frame, nativeAt []int, sr
 			f.torch = py
 		} else {
 			f.torch = py[:first]
+			for _, fr := range f.torch {
+				if !isTorchFile(nm.cleanFile(fr.File)) {
+					f.viaLibrary = true
+					break
+				}
+			}
 			for _, fr := range py[first:] {
 				if !nm.isLibrary(fr.File) {
 					f.own = append(f.own, fr)
@@ -78,6 +88,18 @@ func newFacts(nm *names, s *trace.Sync, native []trace.Frame, nativeAt []int, sr
 		}
 	}
 	return f
+}
+
+// isTorchFile reports whether a cleaned frame file is torch's own: under
+// site-packages/torch/ when installed (a virtualenv in /opt/torch/ holds
+// other libraries too), else in a torch/ directory (a checkout).
+func isTorchFile(file string) bool {
+	for _, dir := range []string{"/site-packages/", "/dist-packages/"} {
+		if i := strings.LastIndex(file, dir); i >= 0 {
+			return strings.HasPrefix(file[i+len(dir):], "torch/")
+		}
+	}
+	return strings.Contains(file, "/torch/") || strings.HasPrefix(file, "torch/")
 }
 
 // atenName strips the ", seq = N, op_id = N" that emit_nvtx appends and
@@ -105,6 +127,9 @@ func (r *Rule) match(f *facts) ([]string, Basis, bool) {
 		ev, basis = append(ev, e...), b
 	}
 	if r.Use != UseNone {
+		if f.viaLibrary {
+			return nil, BasisNone, false // the line does not use this value
+		}
 		u := f.useOfValue()
 		if u == nil || u.use != r.Use {
 			return nil, BasisNone, false

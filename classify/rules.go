@@ -117,7 +117,18 @@ var Rules = []Rule{
 		Dependency: DepTrue, Category: CatDynamicShape, Confidence: 0.9, Subject: "`masked_select`",
 		Fix: "{site} sizes its output from the mask, so the host waits for the count. Keep the shape fixed: `torch.where(mask, x, 0)` " +
 			"(and reduce with the mask), or `torch.nonzero_static(mask, size=K)` when a bound is known."},
-	{Name: "boolean-mask indexing", ATen: []string{"aten::index", "aten::index_put_", "aten::_index_put_impl_"}, Native: []string{"THPVariable_getitem", "THPVariable_setitem", "index_put", "index_Tensor"},
+	// An assignment through a boolean mask keeps x's shape: torch counts
+	// the mask (nonzero) only to turn it into indices, which
+	// masked_fill_/torch.where do without. Its count is a read of at most
+	// 8 bytes; a host-to-device copy under the same frames is an index
+	// built on the CPU (below).
+	{Name: "boolean-mask assignment", ATen: []string{"aten::index_put_", "aten::_index_put_impl_"}, Native: []string{"THPVariable_setitem", "index_put"},
+		Pattern:    Pattern{Copy: trace.CopyDtoH, MaxBytes: maxScalarBytes},
+		Dependency: DepFalse, Category: CatDynamicShape, Confidence: 0.8, Subject: "`x[mask] = v`",
+		Fix: "{site} assigns through a boolean mask: torch counts the mask on the host only to build indices, though x keeps its shape. " +
+			"Use `x.masked_fill_(mask, v)` or `x = torch.where(mask, v, x)`: no sync."},
+	{Name: "boolean-mask indexing", ATen: []string{"aten::index"}, Native: []string{"THPVariable_getitem", "index_Tensor"},
+		Pattern:    Pattern{Copy: trace.CopyDtoH, MaxBytes: maxScalarBytes},
 		Dependency: DepTrue, Category: CatDynamicShape, Confidence: 0.9, Subject: "`x[mask]`",
 		Fix: "{site} indexes with a boolean mask: the result's size depends on the mask, so the host waits for the count. " +
 			"Use `torch.where(mask, x, 0)` / `x * mask` for reads and `x.masked_fill_(mask, v)` / `torch.where` for writes."},
@@ -139,9 +150,10 @@ var Rules = []Rule{
 		Dependency: DepTrue, Category: CatControlFlow, Confidence: 0.8, Subject: "`torch.equal` / `allclose`",
 		Fix: "{site} returns a Python bool computed on the GPU. Keep the comparison as a tensor (`(a == b).all()`) and branch on it rarely."},
 	{Name: "tolist", Native: []string{"THPVariable_tolist", "tensor_to_list"},
-		Dependency: DepFalse, Category: CatDeviceToHost, Confidence: 0.75, Subject: "`.tolist()`",
-		Fix: "{site} copies into pageable memory and waits. Read once for many steps (`torch.stack(vals).tolist()` every N steps), " +
-			"or copy into a pinned buffer with `non_blocking=True` and read it after an event."},
+		Dependency: DepUnknown, Category: CatDeviceToHost, Confidence: 0, Subject: "`.tolist()`",
+		Fix: "{site} copies into pageable memory and waits. Whether the host needs the list at once decides: sizes or a branch taken from it " +
+			"(`torch.split(x, counts.tolist())`) do; a list only logged or stored does not — read it once for many steps " +
+			"(`torch.stack(vals).tolist()` every N steps), or copy into a pinned buffer with `non_blocking=True` and read it after an event."},
 	{Name: "scalar read (use unknown)", ATen: []string{"aten::item", "aten::_local_scalar_dense"}, Native: []string{"THPVariable_item", "_local_scalar_dense"},
 		Dependency: DepUnknown, Category: CatUnknown, Confidence: 0, Subject: "this `.item()`",
 		Fix: "{site} reads a GPU scalar into Python. If it is only logged, keep it on the GPU and read every N steps; if it decides a branch, " +
@@ -157,8 +169,8 @@ var Rules = []Rule{
 			"and use `.to('cuda', non_blocking=True)`."},
 	{Name: "copy to the host", ATen: []string{"aten::to", "aten::_to_copy", "aten::copy_"}, Native: []string{"THPVariable_cpu", "THPVariable_numpy", "THPVariable_to", "_to_copy", "copy_"},
 		Pattern:    Pattern{Copy: trace.CopyDtoH},
-		Dependency: DepFalse, Category: CatDeviceToHost, Confidence: 0.7, Subject: "`.cpu()`",
-		Fix: "{site} waits for the GPU to finish and copy. If the result is not needed at once, copy into a pinned buffer with " +
+		Dependency: DepUnknown, Category: CatDeviceToHost, Confidence: 0, Subject: "`.cpu()`",
+		Fix: "{site} waits for the GPU to finish and copy. The host may need the data at once (a result it uses); if not, copy into a pinned buffer with " +
 			"`non_blocking=True` and wait on an event later, or gather several results and copy once."},
 	{Name: "torch.cuda.synchronize()", Python: []string{"torch/cuda/__init__.py:synchronize"}, Native: []string{"device_synchronize", "THCPModule_cudaSynchronize"}, Pattern: Pattern{Call: trace.CallContextSync},
 		Dependency: DepFalse, Category: CatExplicitSync, Confidence: 0.8, Subject: "`torch.cuda.synchronize()`",
@@ -203,10 +215,10 @@ var Rules = []Rule{
 		Fix: "{site} reads at most 8 bytes back: a `.item()`, `bool(t)`/`if t.any():`, or the count of `nonzero`/`x[mask]`/`unique`. " +
 			"Profile with --python-backtrace=cuda (or --pytorch=autograd-nvtx) to tell which."},
 	{Name: "copy from the GPU to pageable memory", Pattern: Pattern{Copy: trace.CopyDtoH, Host: Pageable, MinBytes: firstNonScalarSize},
-		Dependency: DepFalse, Category: CatDeviceToHost, Confidence: 0.5, Subject: "this device-to-host copy",
+		Dependency: DepUnknown, Category: CatDeviceToHost, Confidence: 0, Subject: "this device-to-host copy",
 		Fix: "{site} copies into pageable memory and waits. If the data is not needed at once, copy into pinned memory with " +
 			"`non_blocking=True` and wait on an event later, or gather several results and copy once."},
 	{Name: "blocking copy from the GPU to pinned memory", Pattern: Pattern{Copy: trace.CopyDtoH, Host: Pinned, MinBytes: firstNonScalarSize},
-		Dependency: DepFalse, Category: CatDeviceToHost, Confidence: 0.5, Subject: "this device-to-host copy",
+		Dependency: DepUnknown, Category: CatDeviceToHost, Confidence: 0, Subject: "this device-to-host copy",
 		Fix: "{site} copies into pinned memory and then waits for the stream. Use `non_blocking=True` and wait on an event only when the host reads the data."},
 }

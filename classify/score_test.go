@@ -176,7 +176,12 @@ func TestClassifierScore(t *testing.T) {
 		{"backtraces + --source-root", []string{"syncs_backtrace", "patterns_backtrace"}, withSource, nil, 0.9},
 		{"backtraces, no flags (program beside the export)", []string{"syncs_backtrace", "patterns_backtrace"}, Options{FindSources: true}, elsewhere, 0.9},
 		{"backtraces, program not found", []string{"syncs_backtrace", "patterns_backtrace"}, Options{}, nil, 0},
-		{"autograd NVTX", []string{"syncs_autograd", "patterns_autograd"}, withSource, nil, 0.9},
+		// 82.9% since a copy to the host is no longer called false
+		// without a use of its data (the labelled set's
+		// `torch.split(x, counts.tolist())` is a true dependency that the
+		// copy rules called false): `y.cpu()` and `y.tolist()` here are
+		// now unknown.
+		{"autograd NVTX", []string{"syncs_autograd", "patterns_autograd"}, withSource, nil, 0.82},
 		{"lean", []string{"syncs_lean", "patterns_lean", "multiproc_lean"}, withSource, nil, 0},
 	}
 	t.Logf("| evidence | fixture | sites | right | unknown | wrong | false where truth is true | syncs right | syncs unknown |")

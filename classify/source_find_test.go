@@ -239,7 +239,9 @@ func TestSiteSourceFile(t *testing.T) {
 		if n := len(s.Evidence); n == 0 || s.Evidence[n-1] != want || n > maxSiteEvidence {
 			t.Errorf("site %s: evidence %q, want it to end with %q", s.ID, s.Evidence, want)
 		}
-		if s.Dependency == DepUnknown {
+		// The line `return y.cpu()` does not say what the caller does with
+		// the data, so a copy to the host may stay unknown.
+		if s.Dependency == DepUnknown && s.Category != CatDeviceToHost {
 			t.Errorf("site %s at line %d: unknown with the program's source", s.ID, s.Location.Line)
 		}
 	}
