@@ -27,7 +27,9 @@ func TestAnalyzeFindsSources(t *testing.T) {
 			continue
 		}
 		n++
-		if filepath.Base(s.SourceFile) != "syncs.py" || s.Dependency == "unknown" {
+		// `return y.cpu()` may stay unknown: its line does not use the data.
+		undecided := s.Dependency == "unknown" && s.Category != "device-to-host-copy"
+		if filepath.Base(s.SourceFile) != "syncs.py" || undecided {
 			t.Errorf("site %s at %s:%d: %s, source_file %q", s.ID, s.Location.File, s.Location.Line, s.Dependency, s.SourceFile)
 		}
 	}
