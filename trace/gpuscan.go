@@ -12,6 +12,11 @@ import (
 // gpuOp is one kernel, memcpy, memset or graph launch as the scan sees it.
 type gpuOp struct {
 	start, end, device, stream, corr, pid int64
+	// What Sync.GPUBefore and GPUAfter name it by: a kernel's name id
+	// (-1 when none), a copy's or memset's bytes and a copy's direction.
+	name, bytes int64
+	copyKind    int64
+	kind        GPUOpKind
 }
 
 // opIndex answers, for each GPU op streamed past it, which syncs it
@@ -26,6 +31,9 @@ type opIndex struct {
 	threads map[int64][][]int32 // globalPid -> per-thread sync indices sorted by Start
 	groups  map[[2]int64]*gapGroup
 	waited  []waitSums // by sync index
+	// nb finds the ops just before and after each sync on its stream;
+	// nil when no sync has a stream.
+	nb *neighbourIndex
 }
 
 // waitSums is the work of one sync's wait: the ops it waited for, their
@@ -56,7 +64,7 @@ func gapKey(s *Sync) [2]int64 {
 
 func newOpIndex(syncs []Sync, si *streamInfo) *opIndex {
 	ix := &opIndex{syncs: syncs, si: si, threads: map[int64][][]int32{}, groups: map[[2]int64]*gapGroup{},
-		waited: make([]waitSums, len(syncs))}
+		waited: make([]waitSums, len(syncs)), nb: newNeighbourIndex(syncs)}
 	byThread := map[int64][]int32{}
 	for i := range syncs {
 		s := &syncs[i]
@@ -115,6 +123,7 @@ type cursor struct {
 	groups  [2]*gapGroup
 	gkeys   [2][2]int64
 	ghint   [2][2]int
+	nb      neighbourCursor
 }
 
 // add folds one GPU op into the index's sums and the goroutine's span.
@@ -122,6 +131,9 @@ func (ix *opIndex) add(span *gpuSpan, cur *cursor, op gpuOp) {
 	span.ops++
 	span.start = min(span.start, op.start)
 	span.end = max(span.end, op.end)
+	if ix.nb != nil {
+		ix.nb.add(&cur.nb, &op)
+	}
 	if cur.threads == nil || cur.pid != op.pid {
 		cur.pid = op.pid
 		cur.threads = ix.threads[op.pid]
@@ -296,13 +308,35 @@ func (x *Export) scanGPU(ctx context.Context, ix *opIndex) (gpuSpan, error) {
 		if !s.HasColumn(t, "start") || !s.HasColumn(t, "streamId") {
 			continue
 		}
-		scan := intScan{what: "reading GPU activity", table: t,
-			cols: []intCol{col("start"), col("end"), col("deviceId"), col("streamId"), colOr("correlationId", 0), colOr("globalPid", 0)}}
+		cols := []intCol{col("start"), col("end"), col("deviceId"), col("streamId"), colOr("correlationId", 0), colOr("globalPid", 0)}
+		kind := map[string]GPUOpKind{tableKernel: GPUKernel, tableMemcpy: GPUMemcpy, tableMemset: GPUMemset, tableGraphTrace: GPUGraph}[t]
+		if ix.nb != nil { // what GPUBefore and GPUAfter name the ops by
+			switch kind {
+			case GPUKernel:
+				cols = append(cols, colOr("demangledName", -1), colOr("shortName", -1))
+			case GPUMemcpy:
+				cols = append(cols, colOr("bytes", 0), colOr("copyKind", 0))
+			case GPUMemset:
+				cols = append(cols, colOr("bytes", 0))
+			}
+		}
+		scan := intScan{what: "reading GPU activity", table: t, cols: cols}
 		_, err := x.scanInts(ctx, scan, func(w, _ int) func(v []sql.NullInt64) error {
 			span, cur := &spans[w], &cursor{}
 			return func(v []sql.NullInt64) error {
-				ix.add(span, cur, gpuOp{start: v[0].Int64, end: v[1].Int64, device: v[2].Int64, stream: v[3].Int64,
-					corr: v[4].Int64, pid: v[5].Int64})
+				op := gpuOp{start: v[0].Int64, end: v[1].Int64, device: v[2].Int64, stream: v[3].Int64,
+					corr: v[4].Int64, pid: v[5].Int64, kind: kind, name: -1}
+				if len(v) > 6 {
+					switch kind {
+					case GPUKernel:
+						op.name = kernelName(v[6], v[7])
+					case GPUMemcpy:
+						op.bytes, op.copyKind = v[6].Int64, v[7].Int64
+					case GPUMemset:
+						op.bytes = v[6].Int64
+					}
+				}
+				ix.add(span, cur, op)
 				return nil
 			}
 		})
@@ -315,5 +349,23 @@ func (x *Export) scanGPU(ctx context.Context, ix *opIndex) (gpuSpan, error) {
 		total.merge(sp)
 	}
 	ix.finish()
+	if ix.nb != nil {
+		lookup := func(ids map[int64]bool) (map[int64]string, error) { return x.lookupStrings(ctx, ids) }
+		if err := ix.nb.finish(ix.syncs, lookup); err != nil {
+			return gpuSpan{}, err
+		}
+	}
 	return total, nil
+}
+
+// kernelName is a kernel's name id: its demangledName, or its shortName
+// when that is absent; -1 for none.
+func kernelName(demangled, short sql.NullInt64) int64 {
+	switch {
+	case demangled.Valid && demangled.Int64 >= 0:
+		return demangled.Int64
+	case short.Valid && short.Int64 >= 0:
+		return short.Int64
+	}
+	return -1
 }

@@ -121,8 +121,9 @@ type Sync struct {
 	// inside the same ranges; nil for none.
 	nvtx *[]RangeRef
 
-	// detail: native and Python frames, the ops before (Native, Python,
-	// OpsBefore); nil when the export has none for this sync.
+	// detail: native and Python frames, the NVTX and GPU ops around it
+	// (Native, Python, OpsBefore, GPUBefore, GPUAfter); nil when the
+	// export has none for this sync. Syncs with only GPU ops share one.
 	detail *syncDetail
 
 	// waitCorr: GPU work enqueued by the process before this correlation

@@ -8,6 +8,10 @@ type syncDetail struct {
 	native    []Frame
 	python    []PyFrame
 	opsBefore []RangeRef
+	gpu       *gpuNeighbours
+	// shared: the detail is shared by several syncs (only gpu is set);
+	// ownDetail and cloneDetail copy it before changing it.
+	shared bool
 }
 
 // Native returns the native frames of the sync's deciding call (its CUDA
@@ -58,6 +62,7 @@ func (s *Sync) cloneDetail() *syncDetail {
 	d := &syncDetail{}
 	if s.detail != nil {
 		*d = *s.detail
+		d.shared = false
 	}
 	s.detail = d
 	return d
@@ -66,8 +71,8 @@ func (s *Sync) cloneDetail() *syncDetail {
 // ownDetail returns the sync's detail, allocated when it has none, for
 // Load to fill: its syncs are not copied yet, so none shares a detail.
 func (s *Sync) ownDetail() *syncDetail {
-	if s.detail == nil {
-		s.detail = &syncDetail{}
+	if s.detail == nil || s.detail.shared {
+		return s.cloneDetail()
 	}
 	return s.detail
 }

@@ -1,0 +1,439 @@
+package trace
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// namedOp is a GPU op read with plain SQL, its name joined from StringIds.
+type namedOp struct {
+	op  gpuOp
+	ref GPUOpRef // CorrelationID set
+	tie uint64   // order among ops of equal correlation id (the payload)
+}
+
+// namedGPUOps reads every kernel, memcpy, memset and graph row of an
+// export with its name, through SQLite.
+func namedGPUOps(t *testing.T, x *Export, path string) []namedOp {
+	t.Helper()
+	db := rawDB(t, path)
+	var out []namedOp
+	for _, table := range []string{tableKernel, tableMemcpy, tableMemset, tableGraphTrace} {
+		if !x.Schema.HasColumn(table, "start") || !x.Schema.HasColumn(table, "streamId") {
+			continue
+		}
+		c := func(name, def string) string {
+			if x.Schema.HasColumn(table, name) {
+				return "g." + name
+			}
+			return def
+		}
+		name, bytes, ck, join := "-1", "0", "0", ""
+		switch table {
+		case tableKernel:
+			name = fmt.Sprintf("CASE WHEN %s >= 0 THEN %s WHEN %s >= 0 THEN %s ELSE -1 END",
+				c("demangledName", "NULL"), c("demangledName", "NULL"), c("shortName", "NULL"), c("shortName", "NULL"))
+			join = " LEFT JOIN StringIds s ON s.id = " + name
+		case tableMemcpy:
+			bytes, ck = c("bytes", "0"), c("copyKind", "0")
+		case tableMemset:
+			bytes = c("bytes", "0")
+		}
+		text := "''"
+		if join != "" {
+			text = "coalesce(s.value, '')"
+		}
+		q := fmt.Sprintf(`SELECT g.deviceId, g.streamId, %s, %s, %s, %s, %s, %s FROM %s g%s`,
+			c("correlationId", "0"), c("globalPid", "0"), name, bytes, ck, text, x.Schema.Name(table), join)
+		rows, err := db.Query(q)
+		if err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		kind := map[string]GPUOpKind{tableKernel: GPUKernel, tableMemcpy: GPUMemcpy, tableMemset: GPUMemset, tableGraphTrace: GPUGraph}[table]
+		for rows.Next() {
+			var v [7]sql.NullInt64
+			var s string
+			if err := rows.Scan(&v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &s); err != nil {
+				t.Fatal(err)
+			}
+			o := namedOp{op: gpuOp{device: v[0].Int64, stream: v[1].Int64, corr: v[2].Int64, pid: v[3].Int64,
+				kind: kind, name: v[4].Int64, bytes: v[5].Int64, copyKind: v[6].Int64}}
+			o.ref = GPUOpRef{CorrelationID: o.op.corr, Kind: kind}
+			o.tie = tieOf(&o.op)
+			switch kind {
+			case GPUKernel:
+				o.ref.Name = s
+			case GPUMemcpy:
+				o.ref.Copy, o.ref.Bytes = normDirection(CopyKind(o.op.copyKind)), o.op.bytes
+				o.ref.Name = copyName(o.ref.Copy)
+			case GPUMemset:
+				o.ref.Name, o.ref.Bytes = "[memset]", o.op.bytes
+			case GPUGraph:
+				o.ref.Name = "[graph]"
+			}
+			out = append(out, o)
+		}
+		if err := rows.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return out
+}
+
+// tieOf is the order of an op among those of equal correlation id:
+// inlinePayload, or MaxUint32 where the scan's order depends on the order
+// the ops arrived in.
+func tieOf(op *gpuOp) uint64 {
+	if p, ok := inlinePayload(op); ok {
+		return p
+	}
+	return math.MaxUint32
+}
+
+// bruteNeighbours computes GPUBefore and GPUAfter of every sync from
+// their definitions: for each sync with a stream, the other syncs of its
+// stream give the window's bounds, and every op of the export is tested
+// against the window. ambiguous is set when ops of equal correlation id
+// whose order the definition does not fix compete for the last place.
+func bruteNeighbours(syncs []Sync, ops []namedOp) (before, after [][]GPUOpRef, ambiguous []bool) {
+	keys, ok := streamKeys(syncs)
+	byKey := map[[3]int64][]int{}
+	for i := range syncs {
+		if ok[i] {
+			byKey[keys[i]] = append(byKey[keys[i]], i)
+		}
+	}
+	opsBy := map[[3]int64][]namedOp{}
+	for _, o := range ops {
+		k := [3]int64{o.op.pid, o.op.device, o.op.stream}
+		if _, has := byKey[k]; has {
+			opsBy[k] = append(opsBy[k], o)
+		}
+	}
+	before, after, ambiguous = make([][]GPUOpRef, len(syncs)), make([][]GPUOpRef, len(syncs)), make([]bool, len(syncs))
+	for k, members := range byKey {
+		for _, i := range members {
+			lo, hi := syncs[i].corrWindow()
+			prev, next := int64(math.MinInt64), int64(math.MaxInt64)
+			for _, j := range members {
+				if j == i {
+					continue
+				}
+				l, h := syncs[j].corrWindow()
+				if h < lo {
+					prev = max(prev, h)
+				}
+				if l > hi {
+					next = min(next, l)
+				}
+			}
+			type cand struct {
+				d   int64
+				tie uint64
+				ref GPUOpRef
+			}
+			var b, a []cand
+			for _, o := range opsBy[k] {
+				c := o.op.corr
+				if prev < c && c < lo && lo-c <= math.MaxUint32 {
+					b = append(b, cand{lo - c, o.tie, o.ref})
+				}
+				if hi < c && c < next && c-hi <= math.MaxUint32 {
+					a = append(a, cand{c - hi, o.tie, o.ref})
+				}
+			}
+			less := func(x, y cand) int {
+				if x.d != y.d {
+					return int(x.d - y.d)
+				}
+				return int(int64(x.tie) - int64(y.tie))
+			}
+			slices.SortStableFunc(b, less)
+			slices.SortStableFunc(a, less)
+			cut := func(cs []cand, n int) []cand {
+				if len(cs) > n {
+					for _, x := range cs[:n] {
+						for _, y := range cs[n:] {
+							if x.d == y.d && x.tie == math.MaxUint32 && y.tie == math.MaxUint32 && x.ref != y.ref {
+								ambiguous[i] = true
+							}
+						}
+					}
+					cs = cs[:n]
+				}
+				return cs
+			}
+			b, a = cut(b, MaxGPUBefore), cut(a, MaxGPUAfter)
+			for j := len(b) - 1; j >= 0; j-- {
+				before[i] = append(before[i], b[j].ref)
+			}
+			for _, c := range a {
+				after[i] = append(after[i], c.ref)
+			}
+		}
+	}
+	return before, after, ambiguous
+}
+
+// sameOps compares ops, ignoring the order of ops of equal correlation id
+// that the definition leaves open.
+func sameOps(got, want []GPUOpRef) bool {
+	if len(got) != len(want) {
+		return false
+	}
+	key := func(r GPUOpRef) string {
+		return fmt.Sprintf("%d|%d|%s|%d|%d", r.CorrelationID, r.Kind, r.Name, r.Bytes, r.Copy)
+	}
+	g, w := make([]string, len(got)), make([]string, len(want))
+	for i := range got {
+		if got[i].CorrelationID != want[i].CorrelationID {
+			return false
+		}
+		g[i], w[i] = key(got[i]), key(want[i])
+	}
+	sort.Strings(g)
+	sort.Strings(w)
+	return slices.Equal(g, w)
+}
+
+// TestGPUNeighboursMatchBruteForce checks GPUBefore and GPUAfter of every
+// sync of the fixtures and of the corpus against bruteNeighbours, on ops
+// and names read with plain SQLite.
+func TestGPUNeighboursMatchBruteForce(t *testing.T) {
+	files, _ := filepath.Glob("../fixtures/*.sqlite")
+	corpus, _ := filepath.Glob(filepath.Join(corpusDir, "*.sqlite"))
+	checked, withOps := 0, 0
+	for _, path := range append(files, corpus...) {
+		x, err := Open(context.Background(), path)
+		if errors.Is(err, ErrNoCUDATrace) {
+			continue
+		}
+		if err != nil {
+			t.Fatalf("Open(%s): %v", path, err)
+		}
+		tr, err := x.Load(context.Background(), LoadOptions{})
+		if errors.Is(err, ErrNoCUDATrace) {
+			x.Close()
+			continue
+		}
+		if err != nil {
+			t.Fatalf("Load(%s): %v", path, err)
+		}
+		ops := namedGPUOps(t, x, path)
+		x.Close()
+		before, after, ambiguous := bruteNeighbours(tr.Syncs, ops)
+		n := 0
+		for i := range tr.Syncs {
+			s := &tr.Syncs[i]
+			gb, ga := s.GPUBefore(), s.GPUAfter()
+			if len(gb)+len(ga) > 0 {
+				n++
+			}
+			if ambiguous[i] {
+				continue
+			}
+			if !sameOps(gb, before[i]) || !sameOps(ga, after[i]) {
+				t.Fatalf("%s: sync %d (%s, stream %d, calls %v):\nscan   before %+v\n       after  %+v\ndirect before %+v\n       after  %+v",
+					filepath.Base(path), i, s.Reason, s.Stream, s.APIs(), gb, ga, before[i], after[i])
+			}
+		}
+		t.Logf("%s: %d of %d syncs with GPU ops around them", filepath.Base(path), n, len(tr.Syncs))
+		if n > 0 {
+			withOps++
+		}
+		checked++
+	}
+	if checked < len(files) || withOps == 0 {
+		t.Fatalf("checked %d exports (%d with GPU ops around a sync), want at least the %d fixtures", checked, withOps, len(files))
+	}
+}
+
+// TestNeighbourIndexRandom streams random ops of two processes, several
+// streams and overlapping syncs of several threads (stream, event, copy
+// and context-scope syncs), shuffled over four goroutines, through the
+// index, and compares every sync with bruteNeighbours.
+func TestNeighbourIndexRandom(t *testing.T) {
+	rng := rand.New(rand.NewSource(11))
+	pids := []int64{1 << 24, 2 << 24}
+	for trial := range 30 {
+		var syncs []Sync
+		var calls [][]Call
+		for _, pid := range pids {
+			for th := range int64(3) {
+				corr, at := int64(rng.Intn(20)), int64(0)
+				for range 30 {
+					corr += int64(rng.Intn(12))
+					s := Sync{GlobalTid: pid + th + 1, GlobalPid: pid, Start: at, Device: int64(rng.Intn(2)), Stream: int64(rng.Intn(3)),
+						EventID: -1, Context: -1, Scope: ScopeStream, waitCorr: corr}
+					at += int64(rng.Intn(10)) + 1
+					s.End = at
+					cs := []Call{{CorrelationID: corr, GlobalTid: s.GlobalTid}}
+					switch rng.Intn(6) {
+					case 0: // a copy and its stream sync
+						corr += int64(rng.Intn(3)) + 1
+						cs = append(cs, Call{CorrelationID: corr, GlobalTid: s.GlobalTid})
+						s.waitCorr = corr
+					case 1: // an event sync: waited for the work before the record
+						s.Scope, s.waitCorr = ScopeEvent, max(corr-int64(rng.Intn(8)), 0)
+					case 2: // a device synchronize
+						s.Scope, s.Stream = ScopeContext, -1
+						if rng.Intn(2) == 0 {
+							s.Device = -1
+						}
+					}
+					calls = append(calls, cs)
+					syncs = append(syncs, s)
+				}
+			}
+		}
+		// The inventory is in time order; the calls stay with their sync.
+		order := make([]int, len(syncs))
+		for i := range order {
+			order[i] = i
+		}
+		sort.SliceStable(order, func(a, b int) bool { return syncs[order[a]].Start < syncs[order[b]].Start })
+		sorted := make([]Sync, len(syncs))
+		for k, i := range order {
+			sorted[k] = syncs[i]
+			sorted[k].SetCalls(calls[i])
+		}
+		syncs = sorted
+		ops := make([]namedOp, 2000)
+		for i := range ops {
+			o := gpuOp{device: int64(rng.Intn(2)), stream: int64(rng.Intn(3)), corr: int64(rng.Intn(400)), pid: pids[rng.Intn(2)],
+				kind: GPUOpKind(rng.Intn(4) + 1), name: -1}
+			ref := GPUOpRef{CorrelationID: o.corr, Kind: o.kind}
+			switch o.kind {
+			case GPUKernel:
+				o.name = int64(rng.Intn(6))
+				if rng.Intn(10) == 0 {
+					o.name += 1 << 31 // interned
+				}
+				ref.Name = fmt.Sprintf("k%d", o.name)
+			case GPUMemcpy:
+				o.copyKind, o.bytes = int64(rng.Intn(4)), int64(rng.Intn(3)*4)
+				if rng.Intn(10) == 0 {
+					o.bytes += 1 << 30 // interned
+				}
+				ref.Copy, ref.Bytes, ref.Name = normDirection(CopyKind(o.copyKind)), o.bytes, copyName(CopyKind(o.copyKind))
+			case GPUMemset:
+				o.bytes = int64(rng.Intn(3))
+				ref.Bytes, ref.Name = o.bytes, "[memset]"
+			case GPUGraph:
+				ref.Name = "[graph]"
+			}
+			ops[i] = namedOp{op: o, ref: ref, tie: tieOf(&o)}
+		}
+		nb := newNeighbourIndex(syncs)
+		rng.Shuffle(len(ops), func(a, b int) { ops[a], ops[b] = ops[b], ops[a] })
+		var wg sync.WaitGroup
+		for w := range 4 {
+			wg.Go(func() {
+				cur := &neighbourCursor{}
+				for _, o := range ops[w*len(ops)/4 : (w+1)*len(ops)/4] {
+					nb.add(cur, &o.op)
+				}
+			})
+		}
+		wg.Wait()
+		lookup := func(ids map[int64]bool) (map[int64]string, error) {
+			m := map[int64]string{}
+			for id := range ids {
+				m[id] = fmt.Sprintf("k%d", id)
+			}
+			return m, nil
+		}
+		if err := nb.finish(syncs, lookup); err != nil {
+			t.Fatal(err)
+		}
+		before, after, ambiguous := bruteNeighbours(syncs, ops)
+		nonEmpty := 0
+		for i := range syncs {
+			s := &syncs[i]
+			gb, ga := s.GPUBefore(), s.GPUAfter()
+			if len(gb) > 0 {
+				nonEmpty++
+			}
+			if ambiguous[i] {
+				continue
+			}
+			if !sameOps(gb, before[i]) || !sameOps(ga, after[i]) {
+				lo, hi := s.corrWindow()
+				t.Fatalf("trial %d sync %d (scope %s, stream %d, window %d..%d):\nscan   before %+v\n       after  %+v\ndirect before %+v\n       after  %+v",
+					trial, i, s.Scope, s.Stream, lo, hi, gb, ga, before[i], after[i])
+			}
+		}
+		if nonEmpty < len(syncs)/4 {
+			t.Fatalf("trial %d: only %d of %d syncs have ops before them", trial, nonEmpty, len(syncs))
+		}
+	}
+}
+
+// TestGPUOpsShared checks that syncs share their GPU ops' detail, and that
+// setting another detail on one of them copies it first.
+func TestGPUOpsShared(t *testing.T) {
+	calls := []Call{{CorrelationID: 10}, {CorrelationID: 20}}
+	var a, b Sync
+	a.SetCalls(calls[:1])
+	b.SetCalls(calls[1:])
+	a.waitCorr, b.waitCorr = 10, 20
+	a.SetGPUOps([]GPUOpRef{{Name: "k", CorrelationID: 8, Kind: GPUKernel}}, []GPUOpRef{{Name: "[memcpy DtoH]", CorrelationID: 11, Kind: GPUMemcpy, Bytes: 4}})
+	b.detail = a.detail
+	a.detail.shared = true
+	b.ownDetail().native = []Frame{{Symbol: "f"}}
+	if a.Native() != nil || len(b.Native()) != 1 || b.detail.shared {
+		t.Fatal("ownDetail changed a shared detail")
+	}
+	if got := b.GPUBefore(); len(got) != 1 || got[0].CorrelationID != 18 {
+		t.Errorf("b before %+v: want the same op 2 ids before its call", got)
+	}
+	if got := a.GPUAfter(); len(got) != 1 || got[0].CorrelationID != 11 || got[0].Bytes != 4 {
+		t.Errorf("a after %+v", got)
+	}
+	a.SetGPUOps(nil, nil)
+	if a.GPUBefore() != nil || len(b.GPUBefore()) != 1 {
+		t.Error("SetGPUOps(nil, nil)")
+	}
+}
+
+// TestGPUNeighboursPatterns logs what the lean patterns fixture shows
+// around its syncs: the names the classifier's rules read.
+func TestGPUNeighboursPatterns(t *testing.T) {
+	tr := loadFile(t, "../fixtures/patterns_lean.sqlite", LoadOptions{})
+	short := func(ops []GPUOpRef) string {
+		var parts []string
+		for _, op := range ops {
+			n := op.Name
+			if len(n) > 70 {
+				n = n[:70] + "…"
+			}
+			if op.Kind != GPUKernel {
+				n = fmt.Sprintf("%s %d B", n, op.Bytes)
+			}
+			parts = append(parts, n)
+		}
+		return strings.Join(parts, " | ")
+	}
+	n := 0
+	for i := range tr.Syncs {
+		s := &tr.Syncs[i]
+		if s.detail == nil || s.detail.gpu == nil {
+			continue
+		}
+		n++
+		t.Logf("sync %d %s %v stream %d\n\tbefore: %s\n\tafter:  %s", i, s.Reason, s.APIs(), s.Stream, short(s.GPUBefore()), short(s.GPUAfter()))
+	}
+	if n == 0 {
+		t.Fatal("no sync of patterns_lean has GPU ops around it")
+	}
+}
