@@ -15,6 +15,11 @@ const (
 	// BasisNVTX: aten op ranges (--pytorch=autograd-nvtx) named it, or the
 	// ops that ran just before.
 	BasisNVTX Basis = "nvtx"
+	// BasisKernels: the GPU ops enqueued on the sync's stream just before
+	// and after it (a lean capture's kernel names): what computed the
+	// value read and what used it. Not decided: a kernel names an
+	// operation, not the program's use of its result.
+	BasisKernels Basis = "kernels"
 	// BasisPattern: the call pattern alone — the API sequence, the copy's
 	// direction, size and host memory — with no frame, line or op range.
 	BasisPattern Basis = "pattern"
@@ -27,12 +32,14 @@ func (b Basis) rank() int {
 	switch b {
 	case BasisPattern:
 		return 1
-	case BasisNVTX:
+	case BasisKernels:
 		return 2
-	case BasisBacktrace:
+	case BasisNVTX:
 		return 3
-	case BasisSource:
+	case BasisBacktrace:
 		return 4
+	case BasisSource:
+		return 5
 	}
 	return 0
 }

@@ -6,8 +6,8 @@ import (
 )
 
 // TestBasis: on the real fixtures, a verdict's basis is the kind of
-// evidence its capture holds — the call pattern alone on lean traces
-// (every false or true verdict there is only likely), frames and lines
+// evidence its capture holds — the call pattern and the GPU ops around a
+// read on lean traces (every false or true verdict there is only likely), frames and lines
 // with backtraces, aten ranges with autograd NVTX — and a site is decided
 // only when all its syncs are.
 func TestBasis(t *testing.T) {
@@ -17,13 +17,13 @@ func TestBasis(t *testing.T) {
 		allowed map[Basis]bool // the bases its known verdicts may have
 		want    Basis          // a basis at least one verdict has
 	}{
-		{"syncs_lean", Options{}, map[Basis]bool{BasisPattern: true}, BasisPattern},
-		{"patterns_lean", Options{}, map[Basis]bool{BasisPattern: true}, BasisPattern},
-		{"multiproc_lean", Options{}, map[Basis]bool{BasisPattern: true}, BasisPattern},
+		{"syncs_lean", Options{}, map[Basis]bool{BasisPattern: true, BasisKernels: true}, BasisKernels},
+		{"patterns_lean", Options{}, map[Basis]bool{BasisPattern: true, BasisKernels: true}, BasisKernels},
+		{"multiproc_lean", Options{}, map[Basis]bool{BasisPattern: true, BasisKernels: true}, BasisPattern},
 		{"syncs_backtrace", Options{SourceRoot: ".."}, map[Basis]bool{BasisSource: true, BasisBacktrace: true}, BasisSource},
 		{"patterns_backtrace", Options{SourceRoot: ".."}, map[Basis]bool{BasisSource: true, BasisBacktrace: true}, BasisSource},
 		{"syncs_backtrace", Options{}, map[Basis]bool{BasisBacktrace: true}, BasisBacktrace},
-		{"patterns_autograd", Options{}, map[Basis]bool{BasisNVTX: true, BasisBacktrace: true, BasisPattern: true}, BasisNVTX},
+		{"patterns_autograd", Options{}, map[Basis]bool{BasisNVTX: true, BasisBacktrace: true, BasisKernels: true, BasisPattern: true}, BasisNVTX},
 	} {
 		t.Run(tc.fixture, func(t *testing.T) {
 			tr := load(t, filepath.Join(fixturesDir, tc.fixture+".sqlite"))
@@ -44,7 +44,7 @@ func TestBasis(t *testing.T) {
 				if s.Likely() == s.Decided() && s.Dependency != DepUnknown {
 					t.Errorf("site %s: likely %v and decided %v", s.ID, s.Likely(), s.Decided())
 				}
-				if s.Likely() && s.Basis != BasisPattern {
+				if s.Likely() && s.Basis != BasisPattern && s.Basis != BasisKernels {
 					t.Errorf("site %s: likely on basis %q", s.ID, s.Basis)
 				}
 			}

@@ -18,6 +18,7 @@
 package classify
 
 import (
+	"bytes"
 	"fmt"
 	"sort"
 	"strings"
@@ -82,6 +83,12 @@ func (o Options) Sites(t *trace.Trace) []Site {
 	for i := range t.Syncs {
 		s := &t.Syncs[i]
 		key = appendSiteKey(key[:0], nm, s)
+		if bytes.HasPrefix(key, []byte("api|")) {
+			// Without frames, syncs of one call pattern and NVTX path that
+			// the rules explain apart (a bool read, a mask count, a scalar)
+			// are different places in the program.
+			key = append(append(key, "|rule "...), table[ids[i]].Rule...)
+		}
 		k, ok := byKey[string(key)]
 		if !ok {
 			k = int32(len(order))

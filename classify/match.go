@@ -30,6 +30,9 @@ type facts struct {
 	// program's line and the sync, so the value read is not the one the
 	// line sees (transformers' generate() checks its own flags).
 	viaLibrary bool
+	// gpuBefore, gpuAfter: the GPU ops enqueued on the sync's stream just
+	// before and just after it (trace.Sync.GPUBefore, GPUAfter).
+	gpuBefore, gpuAfter []trace.GPUOpRef
 }
 
 // op is one NVTX range that ran before the sync.
@@ -44,7 +47,8 @@ type threadState struct {
 }
 
 func newFacts(nm *names, s *trace.Sync, native []trace.Frame, nativeAt []int, src *sourceReader, st *threadState) *facts {
-	f := &facts{names: nm, sync: s, native: native, nativeAt: nativeAt, src: src, state: st, copy: s.Copy}
+	f := &facts{names: nm, sync: s, native: native, nativeAt: nativeAt, src: src, state: st, copy: s.Copy,
+		gpuBefore: s.GPUBefore(), gpuAfter: s.GPUAfter()}
 	for _, c := range s.Calls() {
 		f.calls = append(f.calls, c.Kind)
 	}
@@ -118,7 +122,7 @@ func atenName(raw string) (name string, grad, ok bool) {
 func (r *Rule) match(f *facts) ([]string, Basis, bool) {
 	var ev []string
 	basis := BasisPattern
-	hasSignature := len(r.Python) > 0 || len(r.ATen) > 0 || len(r.Native) > 0 || r.When != nil
+	hasSignature := len(r.Python) > 0 || len(r.ATen) > 0 || len(r.Native) > 0 || r.When != nil || r.GPU != nil
 	if hasSignature {
 		e, b, ok := r.signature(f)
 		if !ok {
@@ -160,6 +164,11 @@ func (r *Rule) signature(f *facts) ([]string, Basis, bool) {
 	for _, want := range r.ATen {
 		if contains(f.aten, want) {
 			return []string{fmt.Sprintf("NVTX range `%s`", want)}, BasisNVTX, true
+		}
+	}
+	if r.GPU != nil {
+		if ev, ok := r.GPU(f); ok {
+			return ev, BasisKernels, true
 		}
 	}
 	for _, want := range r.Native { // the most telling name first

@@ -37,6 +37,10 @@ type Rule struct {
 	// words.
 	When    func(*facts) ([]string, bool)
 	WhenDoc string
+	// GPU is a condition on the GPU ops enqueued on the sync's stream just
+	// before and after it (kernels.go); GPUDoc says it in words.
+	GPU    func(*facts) ([]string, bool)
+	GPUDoc string
 	// Use: what the program's source line does with a scalar it read
 	// (needs Python frames and the program's file: Options.SourceRoot or
 	// Options.FindSources).
@@ -210,6 +214,23 @@ var Rules = []Rule{
 	{Name: "copy from pageable memory to the GPU", Pattern: Pattern{Copy: trace.CopyHtoD, Host: Pageable},
 		Dependency: DepFalse, Category: CatHostToDevice, Confidence: 0.75, Subject: "this host-to-device copy",
 		Fix: "{site} copies from pageable memory, which waits. Copy from pinned memory with `non_blocking=True` (`cudaMemcpyAsync` from `cudaHostAlloc` memory)."},
+	// --- the GPU ops around the read (lean captures) ---------------------
+	{Name: "truth value of a tensor (GPU ops)", GPU: readsTruthValue, GPUDoc: "a 1-byte read right after a bool reduction (`.all()`/`.any()`) or a comparison kernel, not in float64",
+		Pattern:    Pattern{Copy: trace.CopyDtoH, MaxBytes: maxScalarBytes},
+		Dependency: DepTrue, Category: CatControlFlow, Confidence: 0.6, Subject: "this bool read",
+		Fix: "{site} reads a GPU bool for Python control flow (`if t.any():`, `while not done.all():`, `assert`, a comparison of tensors). " +
+			"Decide on the GPU instead (`torch.where(cond, a, b)`), or check only every N steps."},
+	{Name: "boolean-mask assignment (GPU ops)", GPU: readsMaskCountForAssignment, GPUDoc: "a mask count (CUB reduce) read, then an indexed assignment (`index_put`) on the stream",
+		Pattern:    Pattern{Copy: trace.CopyDtoH, MaxBytes: maxScalarBytes},
+		Dependency: DepFalse, Category: CatDynamicShape, Confidence: 0.5, Subject: "this mask count",
+		Fix: "{site} counts a boolean mask only to assign through it (`x[mask] = v`): x keeps its shape. " +
+			"Use `x.masked_fill_(mask, v)` or `x = torch.where(mask, v, x)`: no sync."},
+	{Name: "output size read back (GPU ops)", GPU: readsOutputSize, GPUDoc: "a read right after a mask count followed by CUB compaction (nonzero, masked_select, `x[mask]`), after a CUB select (unique) or after a CUB scan (repeat_interleave)",
+		Pattern:    Pattern{Copy: trace.CopyDtoH, MaxBytes: maxScalarBytes},
+		Dependency: DepTrue, Category: CatDynamicShape, Confidence: 0.6, Subject: "this count",
+		Fix: "{site} reads the size of an output computed on the GPU (nonzero, masked_select, `x[mask]`, unique, repeat_interleave). " +
+			"Keep shapes fixed: `torch.where(mask, x, 0)`, `torch.nonzero_static(x, size=K)`, `repeat_interleave(..., output_size=N)`, " +
+			"`torch.bincount(x, minlength=K)`."},
 	{Name: "scalar read (call pattern)", Pattern: Pattern{Copy: trace.CopyDtoH, MaxBytes: maxScalarBytes},
 		Dependency: DepUnknown, Category: CatUnknown, Confidence: 0, Subject: "this copy",
 		Fix: "{site} reads at most 8 bytes back: a `.item()`, `bool(t)`/`if t.any():`, or the count of `nonzero`/`x[mask]`/`unique`. " +

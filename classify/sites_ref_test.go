@@ -21,6 +21,9 @@ func refSites(t *trace.Trace, verdicts []Verdict) []Site {
 	for i := range t.Syncs {
 		s := &t.Syncs[i]
 		key, loc := refSiteKey(s)
+		if strings.HasPrefix(key, "api|") {
+			key += "|rule " + verdicts[i].Rule
+		}
 		site := byKey[key]
 		if site == nil {
 			site = &Site{Key: key, APIs: s.APIs(), Reason: s.Reason.String(), Location: loc, NVTX: nvtxPath(s),

@@ -79,6 +79,7 @@ func (o Options) verdicts(t *trace.Trace, nm *names) (ids []int32, table []Verdi
 	var key []byte
 	var frameBuf []trace.Frame
 	var atBuf []int
+	var gpuBuf []trace.GPUOpRef
 	ids = make([]int32, len(t.Syncs))
 	order := timeOrder(t.Syncs)
 	for n := range t.Syncs {
@@ -104,7 +105,7 @@ func (o Options) verdicts(t *trace.Trace, nm *names) (ids []int32, table []Verdi
 				nativeAt = atBuf
 			}
 		}
-		key = factsKey(key, nm, s, native, nativeAt, st.printing)
+		key, gpuBuf = factsKey(key, gpuBuf, nm, s, native, nativeAt, st.printing)
 		m, ok := memo[string(key)]
 		if !ok {
 			v, rule := classifySync(newFacts(nm, s, native, nativeAt, src, st))
@@ -143,7 +144,7 @@ func timeOrder(syncs []trace.Sync) []int32 {
 // sync, so that the syncs of one site are classified once. buf is reused.
 // Names enter it in their key form (names.key): a long name costs a sync
 // a few kilobytes of copying, and a distinct key its bounded size.
-func factsKey(buf []byte, nm *names, s *trace.Sync, native []trace.Frame, nativeAt []int, printing bool) []byte {
+func factsKey(buf []byte, gpuBuf []trace.GPUOpRef, nm *names, s *trace.Sync, native []trace.Frame, nativeAt []int, printing bool) ([]byte, []trace.GPUOpRef) {
 	b := strconv.AppendBool(buf[:0], printing)
 	b = append(b, '|')
 	b = append(b, s.Scope.String()...)
@@ -175,7 +176,19 @@ func factsKey(buf []byte, nm *names, s *trace.Sync, native []trace.Frame, native
 	for _, r := range s.OpsBefore() {
 		b = append(append(b, nm.key(r.Name)...), 0)
 	}
-	return b
+	// The GPU ops around a copy decide the rules of kernels.go.
+	if s.Copy != nil {
+		b = append(b, "|gpu "...)
+		gpuBuf = s.AppendGPUBefore(gpuBuf[:0])
+		before := len(gpuBuf)
+		gpuBuf = s.AppendGPUAfter(gpuBuf)
+		for _, op := range gpuBuf {
+			b = strconv.AppendInt(b, int64(op.Kind), 10)
+			b = append(append(b, nm.key(op.Name)...), 0)
+		}
+		b = strconv.AppendInt(append(b, '/'), int64(before), 10)
+	}
+	return b, gpuBuf
 }
 
 // classifySync applies the first rule that matches.
