@@ -132,9 +132,9 @@ func TestLabelledScore(t *testing.T) {
 		{"lean", "lean", Options{}, 0.783, 0.589},
 		{"nsys defaults", "default", Options{}, 0.764, 0.518},
 		{"autograd NVTX", "autograd", Options{}, 0.851, 0.794},
-		{"backtraces, no source", "backtrace", Options{}, 0.810, 0.767},
-		{"backtraces, source found without flags", "backtrace", found, 0.824, 0.808},
-		{"backtraces + --source-root", "backtrace", withSource, 0.824, 0.808},
+		{"backtraces, no source", "backtrace", Options{}, 0.837, 0.794},
+		{"backtraces, source found without flags", "backtrace", found, 0.851, 0.835},
+		{"backtraces + --source-root", "backtrace", withSource, 0.851, 0.835},
 	}
 	programs := labelledPrograms(t)
 	t.Logf("| evidence | programs | top site right | top unknown | top score | syncs | right | unknown | wrong | false where truth is true |")

@@ -94,6 +94,20 @@ var Rules = []Rule{
 		Dependency: DepFalse, Category: CatExplicitSync, Confidence: 0.8, Subject: "this sync",
 		Fix: "{site} is the profiler's own synchronize (nsys --pytorch=autograd-nvtx enters emit_nvtx): not part of the program, nothing to change."},
 
+	// torch's own code that reads a GPU value to decide what to do next
+	{Name: "GradScaler's inf check", Python: []string{"torch/amp/grad_scaler.py:_maybe_opt_step", "torch/cuda/amp/grad_scaler.py:_maybe_opt_step"},
+		Dependency: DepTrue, Category: CatControlFlow, Confidence: 0.85, Subject: "`scaler.step(optimizer)`",
+		Fix: "{site}: GradScaler reads whether the gradients hold inf/NaN to decide whether to skip `optimizer.step()` — one small read a step, inherent to " +
+			"dynamic loss scaling. Train in bf16 autocast without a scaler where the GPU supports it, or keep it."},
+	{Name: "ReduceLROnPlateau reads its metric", Python: []string{"torch/optim/lr_scheduler.py:step"}, Pattern: Pattern{Copy: trace.CopyDtoH, MaxBytes: maxScalarBytes},
+		Dependency: DepTrue, Category: CatControlFlow, Confidence: 0.8, Subject: "`scheduler.step(metric)`",
+		Fix: "{site} converts the metric to a Python float (`float(metrics)`) to compare it with the best so far. Step the scheduler once an epoch, " +
+			"not every iteration, or pass a value already on the host."},
+	{Name: "clip_grad_norm_ checks for non-finite norms", Python: []string{"torch/nn/utils/clip_grad.py"}, Pattern: Pattern{Copy: trace.CopyDtoH, MaxBytes: maxScalarBytes},
+		Dependency: DepTrue, Category: CatControlFlow, Confidence: 0.8, Subject: "`clip_grad_norm_(..., error_if_nonfinite=True)`",
+		Fix: "{site} reads whether the total norm is finite to raise an error (`error_if_nonfinite=True`). Leave it False in the loop " +
+			"(clipping then needs no sync) and check `torch.isfinite(norm)` every N steps."},
+
 	// --- the program's own line (Python frames + --source-root) ------------
 	{Name: "scalar read decides a branch", Native: []string{"THPVariable_item", "THPVariable_is_nonzero", "THPVariable_bool"}, Use: UseBranch,
 		Dependency: DepTrue, Category: CatControlFlow, Confidence: 0.9, Subject: "this line",
@@ -158,6 +172,23 @@ var Rules = []Rule{
 		Fix: "{site} copies into pageable memory and waits. Whether the host needs the list at once decides: sizes or a branch taken from it " +
 			"(`torch.split(x, counts.tolist())`) do; a list only logged or stored does not — read it once for many steps " +
 			"(`torch.stack(vals).tolist()` every N steps), or copy into a pinned buffer with `non_blocking=True` and read it after an event."},
+	// --- the GPU ops around a read: what computed it, what used it --------
+	{Name: "truth value of a tensor (GPU ops)", GPU: readsTruthValue, GPUDoc: "a 1-byte read right after a bool reduction (`.all()`/`.any()`) or a comparison kernel, not in float64",
+		Pattern:    Pattern{Copy: trace.CopyDtoH, MaxBytes: maxScalarBytes},
+		Dependency: DepTrue, Category: CatControlFlow, Confidence: 0.6, Subject: "this bool read",
+		Fix: "{site} reads a GPU bool for Python control flow (`if t.any():`, `while not done.all():`, `assert`, a comparison of tensors). " +
+			"Decide on the GPU instead (`torch.where(cond, a, b)`), or check only every N steps."},
+	{Name: "boolean-mask assignment (GPU ops)", GPU: readsMaskCountForAssignment, GPUDoc: "a mask count (CUB reduce) read, then an indexed assignment (`index_put`) on the stream",
+		Pattern:    Pattern{Copy: trace.CopyDtoH, MaxBytes: maxScalarBytes},
+		Dependency: DepFalse, Category: CatDynamicShape, Confidence: 0.5, Subject: "this mask count",
+		Fix: "{site} counts a boolean mask only to assign through it (`x[mask] = v`): x keeps its shape. " +
+			"Use `x.masked_fill_(mask, v)` or `x = torch.where(mask, v, x)`: no sync."},
+	{Name: "output size read back (GPU ops)", GPU: readsOutputSize, GPUDoc: "a read right after a mask count followed by CUB compaction (nonzero, masked_select, `x[mask]`), after a CUB select (unique) or after a CUB scan (repeat_interleave)",
+		Pattern:    Pattern{Copy: trace.CopyDtoH, MaxBytes: maxScalarBytes},
+		Dependency: DepTrue, Category: CatDynamicShape, Confidence: 0.6, Subject: "this count",
+		Fix: "{site} reads the size of an output computed on the GPU (nonzero, masked_select, `x[mask]`, unique, repeat_interleave). " +
+			"Keep shapes fixed: `torch.where(mask, x, 0)`, `torch.nonzero_static(x, size=K)`, `repeat_interleave(..., output_size=N)`, " +
+			"`torch.bincount(x, minlength=K)`."},
 	{Name: "scalar read (use unknown)", ATen: []string{"aten::item", "aten::_local_scalar_dense"}, Native: []string{"THPVariable_item", "_local_scalar_dense"},
 		Dependency: DepUnknown, Category: CatUnknown, Confidence: 0, Subject: "this `.item()`",
 		Fix: "{site} reads a GPU scalar into Python. If it is only logged, keep it on the GPU and read every N steps; if it decides a branch, " +
@@ -214,23 +245,6 @@ var Rules = []Rule{
 	{Name: "copy from pageable memory to the GPU", Pattern: Pattern{Copy: trace.CopyHtoD, Host: Pageable},
 		Dependency: DepFalse, Category: CatHostToDevice, Confidence: 0.75, Subject: "this host-to-device copy",
 		Fix: "{site} copies from pageable memory, which waits. Copy from pinned memory with `non_blocking=True` (`cudaMemcpyAsync` from `cudaHostAlloc` memory)."},
-	// --- the GPU ops around the read (lean captures) ---------------------
-	{Name: "truth value of a tensor (GPU ops)", GPU: readsTruthValue, GPUDoc: "a 1-byte read right after a bool reduction (`.all()`/`.any()`) or a comparison kernel, not in float64",
-		Pattern:    Pattern{Copy: trace.CopyDtoH, MaxBytes: maxScalarBytes},
-		Dependency: DepTrue, Category: CatControlFlow, Confidence: 0.6, Subject: "this bool read",
-		Fix: "{site} reads a GPU bool for Python control flow (`if t.any():`, `while not done.all():`, `assert`, a comparison of tensors). " +
-			"Decide on the GPU instead (`torch.where(cond, a, b)`), or check only every N steps."},
-	{Name: "boolean-mask assignment (GPU ops)", GPU: readsMaskCountForAssignment, GPUDoc: "a mask count (CUB reduce) read, then an indexed assignment (`index_put`) on the stream",
-		Pattern:    Pattern{Copy: trace.CopyDtoH, MaxBytes: maxScalarBytes},
-		Dependency: DepFalse, Category: CatDynamicShape, Confidence: 0.5, Subject: "this mask count",
-		Fix: "{site} counts a boolean mask only to assign through it (`x[mask] = v`): x keeps its shape. " +
-			"Use `x.masked_fill_(mask, v)` or `x = torch.where(mask, v, x)`: no sync."},
-	{Name: "output size read back (GPU ops)", GPU: readsOutputSize, GPUDoc: "a read right after a mask count followed by CUB compaction (nonzero, masked_select, `x[mask]`), after a CUB select (unique) or after a CUB scan (repeat_interleave)",
-		Pattern:    Pattern{Copy: trace.CopyDtoH, MaxBytes: maxScalarBytes},
-		Dependency: DepTrue, Category: CatDynamicShape, Confidence: 0.6, Subject: "this count",
-		Fix: "{site} reads the size of an output computed on the GPU (nonzero, masked_select, `x[mask]`, unique, repeat_interleave). " +
-			"Keep shapes fixed: `torch.where(mask, x, 0)`, `torch.nonzero_static(x, size=K)`, `repeat_interleave(..., output_size=N)`, " +
-			"`torch.bincount(x, minlength=K)`."},
 	{Name: "scalar read (call pattern)", Pattern: Pattern{Copy: trace.CopyDtoH, MaxBytes: maxScalarBytes},
 		Dependency: DepUnknown, Category: CatUnknown, Confidence: 0, Subject: "this copy",
 		Fix: "{site} reads at most 8 bytes back: a `.item()`, `bool(t)`/`if t.any():`, or the count of `nonzero`/`x[mask]`/`unique`. " +
