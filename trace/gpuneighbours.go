@@ -172,9 +172,10 @@ type neighbourIndex struct {
 	locks  [nLocks]paddedMutex
 	ngroup int
 
-	descMu sync.Mutex
-	descs  []opDesc
-	descIx map[opDesc]uint32
+	descMu  sync.Mutex
+	descs   []opDesc
+	descIx  map[opDesc]uint32
+	cursors []*neighbourCursor // under descMu
 }
 
 const (
@@ -217,6 +218,19 @@ type neighbourCursor struct {
 	g     *streamGroup
 	hints []int // 2 per group
 	descs map[opDesc]uint32
+	// The last member's lists the goroutine added to, kept here until it
+	// moves on to another member: ops come in near correlation order, so
+	// a kernel-heavy export sends hundreds in a row to one list, and
+	// the shared slots and their lock are touched once per member.
+	before, after pendingList
+	listed        bool // in the index's cursors, for finish to flush
+}
+
+// pendingList is a goroutine's copy of a member's slot list, in the same
+// form (inverted keys, largest first, zero for empty).
+type pendingList struct {
+	m    int32 // -1: none
+	keys [MaxGPUBefore]uint64
 }
 
 // streamKeys calls fn with each sync that has a stream for its windows,
@@ -355,6 +369,12 @@ func (g *streamGroup) nextOf(k int) int64 {
 
 // add folds one op into the windows it falls in.
 func (nb *neighbourIndex) add(cur *neighbourCursor, op *gpuOp) {
+	if !cur.listed {
+		cur.listed, cur.before.m, cur.after.m = true, -1, -1
+		nb.descMu.Lock()
+		nb.cursors = append(nb.cursors, cur)
+		nb.descMu.Unlock()
+	}
 	key := [3]int64{op.pid, op.device, op.stream}
 	if cur.g == nil || cur.key != key {
 		cur.key, cur.g = key, nb.groups[key]
@@ -371,8 +391,11 @@ func (nb *neighbourIndex) add(cur *neighbourCursor, op *gpuOp) {
 	// Before windows: the syncs from the first with lo > corr, while their
 	// prev is below corr.
 	h := &cur.hints[2*g.id]
-	k := seek(n, *h, func(i int) bool { return g.lo[i] > op.corr })
-	*h = k
+	k := *h // the hint is almost always the answer: test it inline first
+	if k > n || (k > 0 && g.lo[k-1] > op.corr) || (k < n && g.lo[k] <= op.corr) {
+		k = seek(n, k, func(i int) bool { return g.lo[i] > op.corr })
+		*h = k
+	}
 	for ; k < n && g.prevOf(k) < op.corr; k++ {
 		d := uint64(g.lo[k] - op.corr)
 		if d > math.MaxUint32 {
@@ -381,13 +404,16 @@ func (nb *neighbourIndex) add(cur *neighbourCursor, op *gpuOp) {
 		if payload == 0 {
 			payload = nb.payload(cur, op) + 1
 		}
-		nb.insert(int(g.loMember[k]), 0, MaxGPUBefore, d<<32|(payload-1))
+		nb.insertPending(&cur.before, g.loMember[k], 0, MaxGPUBefore, d<<32|(payload-1))
 	}
 	// After windows: the syncs from the last with hi < corr, back while
 	// their next is above corr.
 	h = &cur.hints[2*g.id+1]
-	k = seek(n, *h, func(i int) bool { return g.hi[i] >= op.corr })
-	*h = k
+	k = *h
+	if k > n || (k > 0 && g.hi[k-1] >= op.corr) || (k < n && g.hi[k] < op.corr) {
+		k = seek(n, k, func(i int) bool { return g.hi[i] >= op.corr })
+		*h = k
+	}
 	for k--; k >= 0 && g.nextOf(k) > op.corr; k-- {
 		d := uint64(op.corr - g.hi[k])
 		if d > math.MaxUint32 {
@@ -396,29 +422,53 @@ func (nb *neighbourIndex) add(cur *neighbourCursor, op *gpuOp) {
 		if payload == 0 {
 			payload = nb.payload(cur, op) + 1
 		}
-		nb.insert(int(g.hiMember[k]), MaxGPUBefore, MaxGPUAfter, d<<32|(payload-1))
+		nb.insertPending(&cur.after, g.hiMember[k], MaxGPUBefore, MaxGPUAfter, d<<32|(payload-1))
 	}
 }
 
-// insert puts key into member m's slot list [off, off+n) if it is among
-// the n smallest. Slots hold ^key, so that a zero slot is empty. They are
-// plain words under the member's lock: an atomic store to a slot not in
-// the cache stalls until the line arrives, and most slots are touched
-// once (0.23 s of CPU on the sync-heavy export against the lock's few
-// nanoseconds).
-func (nb *neighbourIndex) insert(m, off, n int, key uint64) {
+// insertPending adds key to the goroutine's copy of member m's list
+// [off, off+n), after flushing the copy of the member before it.
+func (nb *neighbourIndex) insertPending(p *pendingList, m int32, off, n int, key uint64) {
+	if p.m != m {
+		nb.flush(p, off, n)
+		p.m = m
+	}
+	insertInverted(p.keys[:n], ^key)
+}
+
+// flush merges a goroutine's copy of a list into the member's slots.
+// Slots are plain words under the member's lock.
+func (nb *neighbourIndex) flush(p *pendingList, off, n int) {
+	if p.m < 0 || p.keys[0] == 0 {
+		p.m = -1
+		return
+	}
+	m := int(p.m)
 	sl := nb.slots[m*nSlots+off : m*nSlots+off+n]
-	inv := ^key
 	mu := &nb.locks[m%nLocks]
 	mu.Lock()
-	if inv > sl[n-1] {
-		i := n - 1
-		for ; i > 0 && sl[i-1] < inv; i-- {
-			sl[i] = sl[i-1]
+	for _, inv := range p.keys[:n] {
+		if inv == 0 {
+			break
 		}
-		sl[i] = inv
+		insertInverted(sl, inv)
 	}
 	mu.Unlock()
+	p.m, p.keys = -1, [MaxGPUBefore]uint64{}
+}
+
+// insertInverted puts inv into a list of inverted keys (largest first,
+// zero for empty) if it is among the list's largest.
+func insertInverted(sl []uint64, inv uint64) {
+	n := len(sl)
+	if inv <= sl[n-1] {
+		return
+	}
+	i := n - 1
+	for ; i > 0 && sl[i-1] < inv; i-- {
+		sl[i] = sl[i-1]
+	}
+	sl[i] = inv
 }
 
 // payload is the low 32 bits of an op's keys.
@@ -491,6 +541,11 @@ func copyName(k CopyKind) string {
 // distances. The syncs have no detail yet (the scan runs before the
 // frames and ranges are attached).
 func (nb *neighbourIndex) finish(syncs []Sync, lookup func(map[int64]bool) (map[int64]string, error)) error {
+	for _, cur := range nb.cursors { // the scan is over
+		nb.flush(&cur.before, 0, MaxGPUBefore)
+		nb.flush(&cur.after, MaxGPUBefore, MaxGPUAfter)
+	}
+	nb.cursors = nil
 	type slotKey [nSlots]uint64
 	distinct := map[slotKey]int32{}
 	var lists []slotKey
