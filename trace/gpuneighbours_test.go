@@ -420,8 +420,8 @@ func TestGPUNeighboursPatterns(t *testing.T) {
 		var parts []string
 		for _, op := range ops {
 			n := op.Name
-			if len(n) > 70 {
-				n = n[:70] + "…"
+			if len(n) > 150 {
+				n = n[:150] + "…"
 			}
 			if op.Kind != GPUKernel {
 				n = fmt.Sprintf("%s %d B", n, op.Bytes)
