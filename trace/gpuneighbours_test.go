@@ -41,8 +41,7 @@ func namedGPUOps(t *testing.T, x *Export, path string) []namedOp {
 		name, bytes, ck, join := "-1", "0", "0", ""
 		switch table {
 		case tableKernel:
-			name = fmt.Sprintf("CASE WHEN %s >= 0 THEN %s WHEN %s >= 0 THEN %s ELSE -1 END",
-				c("demangledName", "NULL"), c("demangledName", "NULL"), c("shortName", "NULL"), c("shortName", "NULL"))
+			name = "coalesce(" + c("demangledName", c("shortName", "-1")) + ", -1)"
 			join = " LEFT JOIN StringIds s ON s.id = " + name
 		case tableMemcpy:
 			bytes, ck = c("bytes", "0"), c("copyKind", "0")
@@ -106,13 +105,8 @@ func tieOf(op *gpuOp) uint64 {
 // against the window. ambiguous is set when ops of equal correlation id
 // whose order the definition does not fix compete for the last place.
 func bruteNeighbours(syncs []Sync, ops []namedOp) (before, after [][]GPUOpRef, ambiguous []bool) {
-	keys, ok := streamKeys(syncs)
 	byKey := map[[3]int64][]int{}
-	for i := range syncs {
-		if ok[i] {
-			byKey[keys[i]] = append(byKey[keys[i]], i)
-		}
-	}
+	streamKeys(syncs, func(i int, key [3]int64) { byKey[key] = append(byKey[key], i) })
 	opsBy := map[[3]int64][]namedOp{}
 	for _, o := range ops {
 		k := [3]int64{o.op.pid, o.op.device, o.op.stream}
@@ -265,11 +259,12 @@ func TestGPUNeighboursMatchBruteForce(t *testing.T) {
 func TestNeighbourIndexRandom(t *testing.T) {
 	rng := rand.New(rand.NewSource(11))
 	pids := []int64{1 << 24, 2 << 24}
+	simple, overlapping := 0, 0
 	for trial := range 30 {
 		var syncs []Sync
 		var calls [][]Call
 		for _, pid := range pids {
-			for th := range int64(3) {
+			for th := range int64(1 + trial%3) { // one thread: mostly simple groups
 				corr, at := int64(rng.Intn(20)), int64(0)
 				for range 30 {
 					corr += int64(rng.Intn(12))
@@ -335,6 +330,13 @@ func TestNeighbourIndexRandom(t *testing.T) {
 			ops[i] = namedOp{op: o, ref: ref, tie: tieOf(&o)}
 		}
 		nb := newNeighbourIndex(syncs)
+		for _, g := range nb.groups {
+			if g.prev == nil {
+				simple++
+			} else {
+				overlapping++
+			}
+		}
 		rng.Shuffle(len(ops), func(a, b int) { ops[a], ops[b] = ops[b], ops[a] })
 		var wg sync.WaitGroup
 		for w := range 4 {
@@ -377,6 +379,10 @@ func TestNeighbourIndexRandom(t *testing.T) {
 			t.Fatalf("trial %d: only %d of %d syncs have ops before them", trial, nonEmpty, len(syncs))
 		}
 	}
+	if simple == 0 || overlapping == 0 {
+		t.Fatalf("%d simple and %d overlapping groups: want both", simple, overlapping)
+	}
+	t.Logf("%d simple and %d overlapping groups", simple, overlapping)
 }
 
 // TestGPUOpsShared checks that syncs share their GPU ops' detail, and that
@@ -414,8 +420,8 @@ func TestGPUNeighboursPatterns(t *testing.T) {
 		var parts []string
 		for _, op := range ops {
 			n := op.Name
-			if len(n) > 70 {
-				n = n[:70] + "…"
+			if len(n) > 150 {
+				n = n[:150] + "…"
 			}
 			if op.Kind != GPUKernel {
 				n = fmt.Sprintf("%s %d B", n, op.Bytes)

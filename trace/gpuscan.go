@@ -64,7 +64,10 @@ func gapKey(s *Sync) [2]int64 {
 
 func newOpIndex(syncs []Sync, si *streamInfo) *opIndex {
 	ix := &opIndex{syncs: syncs, si: si, threads: map[int64][][]int32{}, groups: map[[2]int64]*gapGroup{},
-		waited: make([]waitSums, len(syncs)), nb: newNeighbourIndex(syncs)}
+		waited: make([]waitSums, len(syncs))}
+	// The neighbour index is built on another core meanwhile.
+	nbDone := make(chan *neighbourIndex)
+	go func() { nbDone <- newNeighbourIndex(syncs) }()
 	byThread := map[int64][]int32{}
 	for i := range syncs {
 		s := &syncs[i]
@@ -94,6 +97,7 @@ func newOpIndex(syncs []Sync, si *streamInfo) *opIndex {
 			g.prev[j].Store(math.MinInt64)
 		}
 	}
+	ix.nb = <-nbDone
 	return ix
 }
 
@@ -312,8 +316,12 @@ func (x *Export) scanGPU(ctx context.Context, ix *opIndex) (gpuSpan, error) {
 		kind := map[string]GPUOpKind{tableKernel: GPUKernel, tableMemcpy: GPUMemcpy, tableMemset: GPUMemset, tableGraphTrace: GPUGraph}[t]
 		if ix.nb != nil { // what GPUBefore and GPUAfter name the ops by
 			switch kind {
-			case GPUKernel:
-				cols = append(cols, colOr("demangledName", -1), colOr("shortName", -1))
+			case GPUKernel: // demangledName is NOT NULL where present
+				name := "demangledName"
+				if !s.HasColumn(t, name) {
+					name = "shortName"
+				}
+				cols = append(cols, colOr(name, -1))
 			case GPUMemcpy:
 				cols = append(cols, colOr("bytes", 0), colOr("copyKind", 0))
 			case GPUMemset:
@@ -329,7 +337,9 @@ func (x *Export) scanGPU(ctx context.Context, ix *opIndex) (gpuSpan, error) {
 				if len(v) > 6 {
 					switch kind {
 					case GPUKernel:
-						op.name = kernelName(v[6], v[7])
+						if v[6].Valid && v[6].Int64 >= 0 {
+							op.name = v[6].Int64
+						}
 					case GPUMemcpy:
 						op.bytes, op.copyKind = v[6].Int64, v[7].Int64
 					case GPUMemset:
@@ -356,16 +366,4 @@ func (x *Export) scanGPU(ctx context.Context, ix *opIndex) (gpuSpan, error) {
 		}
 	}
 	return total, nil
-}
-
-// kernelName is a kernel's name id: its demangledName, or its shortName
-// when that is absent; -1 for none.
-func kernelName(demangled, short sql.NullInt64) int64 {
-	switch {
-	case demangled.Valid && demangled.Int64 >= 0:
-		return demangled.Int64
-	case short.Valid && short.Int64 >= 0:
-		return short.Int64
-	}
-	return -1
 }
