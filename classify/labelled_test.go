@@ -129,8 +129,8 @@ func TestLabelledScore(t *testing.T) {
 		opt             Options
 		minTop, minSync float64 // floors: top-site score, share of syncs right
 	}{
-		{"lean", "lean", Options{}, 0.783, 0.589},
-		{"nsys defaults", "default", Options{}, 0.764, 0.518},
+		{"lean", "lean", Options{}, 0.810, 0.602},
+		{"nsys defaults", "default", Options{}, 0.794, 0.537},
 		{"autograd NVTX", "autograd", Options{}, 0.851, 0.794},
 		{"backtraces, no source", "backtrace", Options{}, 0.837, 0.794},
 		{"backtraces, source found without flags", "backtrace", found, 0.851, 0.835},

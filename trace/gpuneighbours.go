@@ -8,10 +8,12 @@ import (
 )
 
 // MaxGPUBefore and MaxGPUAfter bound the ops of Sync.GPUBefore and
-// Sync.GPUAfter.
+// Sync.GPUAfter. Four after: a boolean-mask count is followed by CUB's
+// compaction (two kernels) and only then by the op that tells a read
+// (`index_kernel`) from an assignment (`index_put_kernel`).
 const (
 	MaxGPUBefore = 3
-	MaxGPUAfter  = 2
+	MaxGPUAfter  = 4
 )
 
 // GPUOpKind is the kind of a GPU op of GPUBefore and GPUAfter.
@@ -230,7 +232,7 @@ type neighbourCursor struct {
 // form (inverted keys, largest first, zero for empty).
 type pendingList struct {
 	m    int32 // -1: none
-	keys [MaxGPUBefore]uint64
+	keys [max(MaxGPUBefore, MaxGPUAfter)]uint64
 }
 
 // streamKeys calls fn with each sync that has a stream for its windows,
@@ -454,7 +456,7 @@ func (nb *neighbourIndex) flush(p *pendingList, off, n int) {
 		insertInverted(sl, inv)
 	}
 	mu.Unlock()
-	p.m, p.keys = -1, [MaxGPUBefore]uint64{}
+	p.m, p.keys = -1, [max(MaxGPUBefore, MaxGPUAfter)]uint64{}
 }
 
 // insertInverted puts inv into a list of inverted keys (largest first,
