@@ -5,6 +5,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -90,6 +91,9 @@ type hostWrites struct {
 	threads map[int64]*threadWrites // by globalTid
 	names   map[int64]string        // write name ids
 	rows    int64
+
+	mu      sync.Mutex
+	cursors []*writeCursor // the scan's, flushed by attach
 }
 
 // threadWrites are one thread's writes, sorted by start.
@@ -135,96 +139,152 @@ func (x *Export) loadHostWrites(ctx context.Context, ev *Evidence) (*hostWrites,
 	if len(hw.names) == 0 {
 		return nil, nil
 	}
+	isWrite := idSet(hw.names)
 	ids := make([]int64, 0, len(hw.names))
 	for id := range hw.names {
 		ids = append(ids, id)
 	}
 	slices.Sort(ids)
-	type row struct{ tid, start, name int64 }
+	// Each part collects its writes by thread; the parts are in rowid
+	// order, which is nearly time order, so each thread's list needs
+	// little sorting once they are put end to end.
+	type write struct{ start, name int64 }
 	var mu sync.Mutex
-	parts := map[int]*[]row{}
+	parts := map[int]map[int64][]write{}
 	scan := intScan{what: "reading OS runtime calls", table: tableOSRT,
 		cols:  []intCol{col("globalTid"), col("start"), col("nameId")},
 		where: fmt.Sprintf("nameId IN (%s)", inList(ids)),
 		keep: func(v []sql.NullInt64) bool {
-			_, ok := hw.names[v[2].Int64]
-			return v[0].Valid && v[1].Valid && v[2].Valid && ok
+			return v[0].Valid && v[1].Valid && v[2].Valid && isWrite(v[2].Int64)
 		}}
 	n, err := x.scanInts(ctx, scan, func(_, p int) func(v []sql.NullInt64) error {
-		rows := &[]row{}
+		part := map[int64][]write{}
 		mu.Lock()
-		parts[p] = rows
+		parts[p] = part
 		mu.Unlock()
 		return func(v []sql.NullInt64) error {
-			*rows = append(*rows, row{v[0].Int64, v[1].Int64, v[2].Int64})
+			part[v[0].Int64] = append(part[v[0].Int64], write{v[1].Int64, v[2].Int64})
 			return nil
 		}
 	})
 	if err != nil {
 		return nil, err
 	}
-	hw.rows = n
-	var all []row
-	for _, p := range parts {
-		all = append(all, *p...)
-	}
-	if len(all) == 0 {
+	if n == 0 {
 		return nil, nil
 	}
-	slices.SortFunc(all, func(a, b row) int {
-		return cmp.Or(cmp.Compare(a.tid, b.tid), cmp.Compare(a.start, b.start), cmp.Compare(a.name, b.name))
-	})
-	for i := 0; i < len(all); {
-		j := i
-		for j < len(all) && all[j].tid == all[i].tid {
-			j++
+	hw.rows = n
+	byThread := map[int64][]write{}
+	for _, p := range slices.Sorted(maps.Keys(parts)) {
+		for tid, ws := range parts[p] {
+			byThread[tid] = append(byThread[tid], ws...)
 		}
-		tw := &threadWrites{start: make([]int64, j-i), name: make([]int64, j-i), last: make([]atomic.Int64, j-i)}
-		for k := range j - i {
-			tw.start[k], tw.name[k] = all[i+k].start, all[i+k].name
+	}
+	for tid, ws := range byThread {
+		byTime := func(a, b write) int { return cmp.Or(cmp.Compare(a.start, b.start), cmp.Compare(a.name, b.name)) }
+		if !slices.IsSortedFunc(ws, byTime) {
+			slices.SortFunc(ws, byTime)
+		}
+		tw := &threadWrites{start: make([]int64, len(ws)), name: make([]int64, len(ws)), last: make([]atomic.Int64, len(ws))}
+		for k, w := range ws {
+			tw.start[k], tw.name[k] = w.start, w.name
 			tw.last[k].Store(math.MinInt64)
 		}
-		hw.threads[all[i].tid] = tw
-		i = j
+		hw.threads[tid] = tw
 	}
 	return hw, nil
 }
 
-// writeCursor is a scanning goroutine's last thread and position.
+// idSet is a fast membership test for StringIds ids: a table where the
+// ids are small, as they are.
+func idSet[V any](ids map[int64]V) func(int64) bool {
+	top := int64(-1)
+	for id := range ids {
+		if id < 0 || id >= 1<<24 {
+			return func(id int64) bool { _, ok := ids[id]; return ok }
+		}
+		top = max(top, id)
+	}
+	set := make([]bool, top+1)
+	for id := range ids {
+		set[id] = true
+	}
+	return func(id int64) bool { return id >= 0 && id <= top && set[id] }
+}
+
+// writeCursor is what a scanning goroutine (one part) knows of the last
+// two threads it saw: threads alternate (PyTorch's autograd thread
+// launches the backward pass's kernels), and a lookup in hostWrites.threads
+// on every row would cost more than the rest of see.
 type writeCursor struct {
-	tid  [2]int64
-	tw   [2]*threadWrites
-	hint [2]int
-	ok   [2]bool
+	slot [2]writeSlot
+}
+
+// writeSlot is one thread of a writeCursor: its writes, the index k of
+// the first write at or after the last row seen, and the latest row start
+// seen for that write, not yet folded into threadWrites.last (rows come
+// in near time order, so most rows only raise it here).
+type writeSlot struct {
+	tid     int64
+	tw      *threadWrites
+	k       int
+	pending int64
+	used    bool
+}
+
+// newCursor returns a cursor for one part of the scan; attach flushes it.
+func (hw *hostWrites) newCursor() *writeCursor {
+	c := &writeCursor{}
+	hw.mu.Lock()
+	hw.cursors = append(hw.cursors, c)
+	hw.mu.Unlock()
+	return c
 }
 
 // see folds one runtime row (its thread and start) into the writes.
 func (hw *hostWrites) see(cur *writeCursor, tid, start int64) {
-	var i int
-	switch {
-	case cur.ok[0] && cur.tid[0] == tid:
-		i = 0
-	case cur.ok[1] && cur.tid[1] == tid:
-		i = 1
-	default: // threads alternate (PyTorch's autograd thread launches the backward): keep two
-		cur.tid[1], cur.tw[1], cur.hint[1], cur.ok[1] = cur.tid[0], cur.tw[0], cur.hint[0], cur.ok[0]
-		cur.tid[0], cur.tw[0], cur.hint[0], cur.ok[0] = tid, hw.threads[tid], 0, true
-		i = 0
+	e := &cur.slot[0]
+	if !e.used || e.tid != tid {
+		if o := &cur.slot[1]; o.used && o.tid == tid {
+			cur.slot[0], cur.slot[1] = *o, *e
+		} else {
+			o.flush()
+			cur.slot[1] = *e
+			*e = writeSlot{tid: tid, tw: hw.threads[tid], pending: math.MinInt64, used: true}
+		}
 	}
-	tw := cur.tw[i]
+	tw := e.tw
 	if tw == nil {
 		return
 	}
-	n := len(tw.start)
-	k := seek(n, cur.hint[i], func(j int) bool { return tw.start[j] >= start })
-	cur.hint[i] = k
-	if k < n {
-		raiseTo(&tw.last[k], start)
+	n, k := len(tw.start), e.k
+	if (k < n && tw.start[k] < start) || (k > 0 && tw.start[k-1] >= start) { // not between the same writes
+		k = seek(n, k, func(j int) bool { return tw.start[j] >= start })
+		if k != e.k {
+			e.flush()
+			e.k = k
+		}
 	}
+	if k < n {
+		e.pending = max(e.pending, start)
+	}
+}
+
+// flush folds the slot's pending start into its write.
+func (e *writeSlot) flush() {
+	if e.tw != nil && e.pending != math.MinInt64 && e.k < len(e.tw.start) {
+		raiseTo(&e.tw.last[e.k], e.pending)
+	}
+	e.pending = math.MinInt64
 }
 
 // attach gives each sync the first write that followed it.
 func (hw *hostWrites) attach(syncs []Sync) {
+	for _, c := range hw.cursors {
+		c.slot[0].flush()
+		c.slot[1].flush()
+	}
+	hw.cursors = nil
 	byThread := map[int64][]int32{}
 	for i := range syncs {
 		if hw.threads[syncs[i].GlobalTid] != nil {

@@ -8,10 +8,12 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"testing"
 )
 
@@ -283,4 +285,118 @@ func TestWroteAfterLabelled(t *testing.T) {
 	}
 	sort.Strings(lines)
 	t.Logf("syncs in \"measured\" followed by a write (WroteAfter):\n| program | label | scalar reads (≤ 8 B DtoH) | other syncs | first writes |\n|---|---|---:|---:|---|\n%s", strings.Join(lines, "\n"))
+}
+
+// TestHostWritesRandom checks see and attach against the definition on
+// random threads of calls, syncs and writes, the rows split into parts
+// read by several cursors in random order, with runs out of time order.
+func TestHostWritesRandom(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for round := range 300 {
+		const tids = 3
+		var syncs []Sync
+		var rows [][2]int64 // tid, start
+		hw := &hostWrites{threads: map[int64]*threadWrites{}, names: map[int64]string{1: "write", 2: "fflush"}}
+		for tid := int64(1); tid <= tids; tid++ {
+			var starts []int64
+			tm := int64(rng.IntN(5))
+			for range rng.IntN(40) {
+				tm += int64(rng.IntN(4)) // ties included
+				switch r := rng.IntN(10); {
+				case r < 3: // a sync of one or two calls
+					s := Sync{GlobalTid: tid, Start: tm}
+					starts = append(starts, tm)
+					if rng.IntN(2) == 0 {
+						tm += int64(rng.IntN(3))
+						starts = append(starts, tm)
+					}
+					tm += 1 + int64(rng.IntN(3)) // a thread's syncs do not overlap
+					s.End = tm
+					syncs = append(syncs, s)
+				default:
+					starts = append(starts, tm)
+				}
+			}
+			for _, st := range starts {
+				rows = append(rows, [2]int64{tid, st})
+			}
+			tw := &threadWrites{}
+			for w := int64(rng.IntN(4)); w < tm+5; w += 1 + int64(rng.IntN(6)) {
+				tw.start = append(tw.start, w)
+				tw.name = append(tw.name, 1+int64(rng.IntN(2)))
+				tw.last = append(tw.last, atomic.Int64{})
+			}
+			for k := range tw.last {
+				tw.last[k].Store(math.MinInt64)
+			}
+			if len(tw.start) > 0 && rng.IntN(5) > 0 {
+				hw.threads[tid] = tw
+			}
+		}
+		// Parts: cut the rows (in time order per thread, threads
+		// interleaved) at random points, swap a few neighbours, and read
+		// the parts in random order.
+		sort.SliceStable(rows, func(i, j int) bool { return rows[i][1] < rows[j][1] })
+		for range len(rows) / 5 {
+			if len(rows) > 1 {
+				i := rng.IntN(len(rows) - 1)
+				rows[i], rows[i+1] = rows[i+1], rows[i]
+			}
+		}
+		var parts [][][2]int64
+		for len(rows) > 0 {
+			n := 1 + rng.IntN(len(rows))
+			parts = append(parts, rows[:n])
+			rows = rows[n:]
+		}
+		rng.Shuffle(len(parts), func(i, j int) { parts[i], parts[j] = parts[j], parts[i] })
+		var all [][2]int64
+		for _, p := range parts {
+			cur := hw.newCursor()
+			for _, r := range p {
+				hw.see(cur, r[0], r[1])
+				all = append(all, r)
+			}
+		}
+		hw.attach(syncs)
+		for i := range syncs {
+			s := &syncs[i]
+			next := int64(math.MaxInt64)
+			for _, r := range all {
+				if r[0] == s.GlobalTid && r[1] > s.End {
+					next = min(next, r[1])
+				}
+			}
+			for j := range syncs {
+				if o := &syncs[j]; j != i && o.GlobalTid == s.GlobalTid && o.Start >= s.End {
+					next = min(next, o.Start)
+				}
+			}
+			var want bruteWrite
+			if tw := hw.threads[s.GlobalTid]; tw != nil {
+				for k, w := range tw.start {
+					if w > s.End && w < next {
+						want = bruteWrite{hw.names[tw.name[k]], w - s.End, true}
+						break
+					}
+				}
+			}
+			name, delay, ok := s.HostAfter()
+			if got := (bruteWrite{name, delay, ok}); got != want {
+				var th []string
+				for _, o := range syncs {
+					if o.GlobalTid == s.GlobalTid {
+						th = append(th, fmt.Sprintf("%d–%d", o.Start, o.End))
+					}
+				}
+				var rs []int64
+				for _, r := range all {
+					if r[0] == s.GlobalTid {
+						rs = append(rs, r[1])
+					}
+				}
+				t.Fatalf("round %d: sync %d (tid %d, %d–%d): got %+v, want %+v; syncs %v rows %v writes %v", round, i, s.GlobalTid, s.Start, s.End, got, want, th, rs, hw.threads[s.GlobalTid].start)
+			}
+		}
+	}
 }

@@ -149,7 +149,7 @@ func (x *Export) loadCalls(ctx context.Context, names apiNames, keep func(CallKi
 		keep:  func(v []sql.NullInt64) bool { return v[5].Valid && wanted(v[5].Int64) }}
 	if hw != nil {
 		scan.see = func(_, _ int) func(v []sql.NullInt64) error {
-			cur := &writeCursor{}
+			cur := hw.newCursor()
 			return func(v []sql.NullInt64) error {
 				if v[0].Valid && v[3].Valid {
 					hw.see(cur, v[3].Int64, v[0].Int64)
