@@ -36,7 +36,11 @@ func (x *Export) Load(ctx context.Context, opt LoadOptions) (*Trace, error) {
 	if err != nil {
 		return nil, err
 	}
-	calls, err := x.loadCalls(ctx, names, act.keepCall, &t.Stats)
+	writes, err := x.loadHostWrites(ctx, &t.Evidence)
+	if err != nil {
+		return nil, err
+	}
+	calls, err := x.loadCalls(ctx, names, act.keepCall, writes, &t.Stats)
 	if err != nil {
 		return nil, err
 	}
@@ -67,6 +71,10 @@ func (x *Export) Load(ctx context.Context, opt LoadOptions) (*Trace, error) {
 	}
 	t.Stats.GPUOps = gpu.ops
 	t.Stats.RowsScanned += gpu.ops
+	if writes != nil { // after the GPU scan, which gives syncs their first detail
+		writes.attach(syncs)
+		t.Stats.RowsScanned += writes.rows
+	}
 	if opt.NVTX == "" {
 		start, end := span.Start, span.End
 		if gpu.ops > 0 {

@@ -132,8 +132,9 @@ const maxCaseNames = 16
 // loadCalls reads the calls of interest, folding each eventClass-67
 // backtrace twin into its CUPTI row (same globalTid and correlationId), so
 // that every call is counted once with the twin's callchain.
-// Calls for which keep says false are dropped as they stream past.
-func (x *Export) loadCalls(ctx context.Context, names apiNames, keep func(CallKind, int64, int64) bool, st *Stats) ([]Call, error) {
+// Calls for which keep says false are dropped as they stream past. hw,
+// when not nil, is shown every row of the table (hostWrites.see).
+func (x *Export) loadCalls(ctx context.Context, names apiNames, keep func(CallKind, int64, int64) bool, hw *hostWrites, st *Stats) ([]Call, error) {
 	if len(names.byID) == 0 {
 		return nil, nil
 	}
@@ -146,6 +147,17 @@ func (x *Export) loadCalls(ctx context.Context, names apiNames, keep func(CallKi
 		cols:  []intCol{col("start"), col("end"), colOr("eventClass", 0), col("globalTid"), col("correlationId"), col("nameId"), col("callchainId")},
 		where: names.nameFilter(),
 		keep:  func(v []sql.NullInt64) bool { return v[5].Valid && wanted(v[5].Int64) }}
+	if hw != nil {
+		scan.see = func(_, _ int) func(v []sql.NullInt64) error {
+			cur := hw.newCursor()
+			return func(v []sql.NullInt64) error {
+				if v[0].Valid && v[3].Valid {
+					hw.see(cur, v[3].Int64, v[0].Int64)
+				}
+				return nil
+			}
+		}
+	}
 	var mu sync.Mutex
 	parts := map[int]*callPart{}
 	_, err := x.scanInts(ctx, scan, func(_, p int) func(v []sql.NullInt64) error {

@@ -81,6 +81,9 @@ type Evidence struct {
 	CudaEvents     bool // CUPTI_ACTIVITY_KIND_CUDA_EVENT
 	GPUActivity    bool // any of KERNEL/MEMCPY/MEMSET
 	MemcpyActivity bool
+	// OSRT: the export traced OS-runtime calls (OSRT_API has rows, as in
+	// a default capture), so Sync.WroteAfter can be true.
+	OSRT bool
 }
 
 // Stats counts what the reader scanned, for benchmarks and the doctor.

@@ -9,6 +9,7 @@ type syncDetail struct {
 	python    []PyFrame
 	opsBefore []RangeRef
 	gpu       *gpuNeighbours
+	host      *hostAfter // the OS-runtime write after it (WroteAfter)
 	// shared: the detail is shared by several syncs (only gpu is set);
 	// ownDetail and cloneDetail copy it before changing it.
 	shared bool

@@ -31,6 +31,11 @@ type intScan struct {
 	keep  func(v []sql.NullInt64) bool
 	// serial reads the table in one part, on one goroutine.
 	serial bool
+	// see, when set, is given every row read, before keep; the SQL path
+	// then does not apply where, so that it sees them all. Like onPart, it
+	// is called at the start of each part for the function that takes the
+	// part's rows (its error is ignored).
+	see onPart
 }
 
 // intCol is a column of an intScan, and its value in exports whose table
@@ -154,7 +159,14 @@ func (x *Export) scanFileParts(ctx context.Context, f *sqlitefile.File, lay *tab
 		defer func() { kept.Add(n) }()
 		for p := range work {
 			fn := onPart(w, p)
+			var see func([]sql.NullInt64) error
+			if s.see != nil {
+				see = s.see(w, p)
+			}
 			_, err := f.ScanInts(gctx, parts[p], cols, v, func() error {
+				if see != nil {
+					see(v)
+				}
 				if s.keep != nil && !s.keep(v) {
 					return nil
 				}
@@ -189,7 +201,7 @@ func runParts(ctx context.Context, nparts, workers int, worker func(ctx context.
 func (x *Export) scanIntsSQL(ctx context.Context, s intScan, onPart onPart) (int64, error) {
 	q := fmt.Sprintf(`SELECT %s FROM %s`, x.selectList(s.table, s.cols), x.Schema.Name(s.table))
 	conj := "WHERE"
-	if s.where != "" {
+	if s.where != "" && s.see == nil {
 		q += " WHERE " + s.where
 		conj = "AND"
 	}
@@ -207,7 +219,14 @@ func (x *Export) scanIntsSQL(ctx context.Context, s intScan, onPart onPart) (int
 		v, dest := nullInts(len(s.cols))
 		for p := range work {
 			fn := onPart(w, p)
+			var see func([]sql.NullInt64) error
+			if s.see != nil {
+				see = s.see(w, p)
+			}
 			_, err := x.scanRows(gctx, s.what, parts[p], dest, func() error {
+				if see != nil {
+					see(v)
+				}
 				if s.keep != nil && !s.keep(v) {
 					return nil
 				}
