@@ -119,6 +119,7 @@ func (o Options) Sites(t *trace.Trace) []Site {
 	for i, s := range order {
 		s.ID = fmt.Sprintf("s%d", i+1)
 		fillVerdict(s, tl.tally(s.Syncs, ids), table)
+		printedSite(s, t, ids, table)
 		out[i] = *s
 	}
 	return out

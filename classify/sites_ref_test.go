@@ -35,6 +35,10 @@ func refSites(t *trace.Trace, verdicts []Verdict) []Site {
 		site.BlockedNs += s.Duration()
 	}
 	sort.SliceStable(order, func(a, b int) bool { return order[a].BlockedNs > order[b].BlockedNs })
+	identity := make([]int32, len(t.Syncs)) // verdicts are per sync here
+	for i := range identity {
+		identity[i] = int32(i)
+	}
 	out := make([]Site, len(order))
 	for i, s := range order {
 		s.ID = fmt.Sprintf("s%d", i+1)
@@ -45,6 +49,7 @@ func refSites(t *trace.Trace, verdicts []Verdict) []Site {
 			tallies[j], table[j] = tally{id: int32(j), n: 1}, verdicts[k]
 		}
 		fillVerdict(s, tallies, table)
+		printedSite(s, t, identity, verdicts)
 		out[i] = *s
 	}
 	return out
