@@ -193,6 +193,33 @@ func factsKey(buf []byte, gpuBuf []trace.GPUOpRef, nm *names, s *trace.Sync, nat
 
 // classifySync applies the first rule that matches.
 func classifySync(f *facts) (Verdict, *Rule) {
+	v, r := firstRule(f)
+	// A sync inside another library is phrased at the program's call
+	// into it (issue 15, item 5): the line itself did not read the value.
+	if f.viaLibrary {
+		if lc, ok := libraryOf(f.names, f.torch); ok {
+			v.Evidence = append([]string{lc.evidence()}, v.Evidence...)
+			if v.Fix != "" {
+				v.Fix = lc.fix() + " What it does: " + lowerFirst(v.Fix)
+			} else {
+				v.Fix = lc.fix()
+			}
+		}
+	}
+	return v, r
+}
+
+// lowerFirst lower-cases the first letter of a sentence.
+func lowerFirst(s string) string {
+	r, n := utf8.DecodeRuneInString(s)
+	if n == 0 || !unicode.IsUpper(r) {
+		return s
+	}
+	return string(unicode.ToLower(r)) + s[n:]
+}
+
+// firstRule applies the first rule that matches.
+func firstRule(f *facts) (Verdict, *Rule) {
 	for i := range Rules {
 		r := &Rules[i]
 		if ev, basis, ok := r.match(f); ok {
@@ -214,7 +241,11 @@ func classifySync(f *facts) (Verdict, *Rule) {
 func (r *Rule) verdict(f *facts, ev []string) Verdict {
 	ev = appendNew(ev, callFact(f.sync))
 	subject, source := r.Subject, ""
-	if f.stmt != nil {
+	if f.viaLibrary {
+		// The program's line called a library that made the read: the
+		// rule's rewrite is the library's to make (classifySync says so).
+		subject = "the library's code"
+	} else if f.stmt != nil {
 		ev = appendNew(appendNew(ev, lineEvidence(f.stmt)), sourceEvidence(f.stmt))
 		subject = fmt.Sprintf("`%s` (%s:%d)", clip(f.stmt.text), displayFile(f.stmt.file), f.stmt.line)
 		source = f.stmt.path
