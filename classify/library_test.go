@@ -13,8 +13,8 @@ import (
 func TestLibraryOf(t *testing.T) {
 	venv := "/opt/torch/.venv/lib/python3.12/site-packages/"
 	for _, tc := range []struct {
-		name          string
-		frames        []trace.PyFrame
+		name           string
+		frames         []trace.PyFrame
 		lib, entry, in string
 	}{
 		{"torch only", []trace.PyFrame{{File: venv + "torch/_tensor.py", Function: "item"}}, "", "", ""},
