@@ -143,7 +143,7 @@ func TestLabelledScore(t *testing.T) {
 		{"backtraces, source found without flags", "backtrace", found, 0.851, 0.835},
 		{"backtraces + --source-root", "backtrace", withSource, 0.851, 0.835},
 	}
-	programs := labelledPrograms(t)
+	programs := labelledPrograms(t, false)
 	t.Logf("| evidence | programs | top site right | top unknown | top score | syncs | right | unknown | wrong | false where truth is true |")
 	t.Logf("|---|---|---|---|---|---|---|---|---|---|")
 	var all []string
