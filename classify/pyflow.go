@@ -102,7 +102,7 @@ func (a *pyAnalysis) follow(v *sitter.Node, depth int) flow {
 				return flow{}
 			}
 			name := p.ChildByFieldName("name")
-			return merge(a.taint(p, a.text(name), false, depth), a.follow(p, depth), false)
+			return merge(a.taint(p, a.text(name), false, depth), a.follow(p, depth))
 		case "return_statement":
 			return flow{returned: true}
 		default:
@@ -154,7 +154,7 @@ func (a *pyAnalysis) taint(at *sitter.Node, name string, lenient bool, depth int
 			out, first = fl, false
 			return
 		}
-		out = merge(out, fl, false)
+		out = merge(out, fl)
 	})
 	if first { // never used
 		if lenient {
@@ -170,7 +170,7 @@ func (a *pyAnalysis) taint(at *sitter.Node, name string, lenient bool, depth int
 
 // merge combines two uses of one value: a test wins, then a size; logs
 // agree only with logs; a return or an unknown use leaves it unknown.
-func merge(x, y flow, _ bool) flow {
+func merge(x, y flow) flow {
 	lines := append(append([]int(nil), x.lines...), y.lines...)
 	switch {
 	case x.use == UseBranch || y.use == UseBranch:
