@@ -140,8 +140,8 @@ func TestLabelledScore(t *testing.T) {
 		{"nsys defaults", "default", Options{}, 0.797, 0.602},
 		{"autograd NVTX", "autograd", Options{}, 0.851, 0.794},
 		{"backtraces, no source", "backtrace", Options{}, 0.837, 0.794},
-		{"backtraces, source found without flags", "backtrace", found, 0.851, 0.835},
-		{"backtraces + --source-root", "backtrace", withSource, 0.851, 0.835},
+		{"backtraces, source found without flags", "backtrace", found, 0.891, 0.863},
+		{"backtraces + --source-root", "backtrace", withSource, 0.891, 0.863},
 	}
 	programs := labelledPrograms(t, false)
 	t.Logf("| evidence | programs | top site right | top unknown | top score | syncs | right | unknown | wrong | false where truth is true |")

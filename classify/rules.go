@@ -77,6 +77,10 @@ type Pattern struct {
 	MaxBytes int64 // 0: no bound
 }
 
+// scalarReads are the native functions of a Python conversion of a tensor
+// to a scalar: .item(), bool(t) and truth tests, int(t), float(t).
+var scalarReads = []string{"THPVariable_item", "THPVariable_is_nonzero", "THPVariable_bool", "THPVariable_integral_scalar", "THPVariable_float_scalar"}
+
 // Rules is the classifier's table, strongest and most specific first.
 var Rules = []Rule{
 	// --- Python frames of torch itself (--python-backtrace=cuda) -----------
@@ -109,11 +113,15 @@ var Rules = []Rule{
 			"(clipping then needs no sync) and check `torch.isfinite(norm)` every N steps."},
 
 	// --- the program's own line (Python frames + --source-root) ------------
-	{Name: "scalar read decides a branch", Native: []string{"THPVariable_item", "THPVariable_is_nonzero", "THPVariable_bool"}, Use: UseBranch,
+	{Name: "scalar read decides a branch", Native: scalarReads, Use: UseBranch,
 		Dependency: DepTrue, Category: CatControlFlow, Confidence: 0.9, Subject: "this line",
 		Fix: "{site} needs the value on the host to choose a branch. Decide on the GPU instead (`torch.where(cond, a, b)`, masking), " +
 			"or check only every N steps."},
-	{Name: "scalar read is logged", Native: []string{"THPVariable_item", "THPVariable_is_nonzero", "THPVariable_bool"}, Use: UseLog,
+	{Name: "scalar read sizes a tensor", Native: append([]string{"THPVariable_tolist"}, scalarReads...), Use: UseShape,
+		Dependency: DepTrue, Category: CatDynamicShape, Confidence: 0.85, Subject: "this line",
+		Fix: "{site} needs the value on the host as a size (a tensor's shape, a slice, a loop's range, split sizes). " +
+			"Use a fixed upper bound and mask, or compute the size less often."},
+	{Name: "scalar read is logged", Native: scalarReads, Use: UseLog,
 		Dependency: DepFalse, Category: CatLogging, Confidence: 0.85, Subject: "this line",
 		Fix: "{site} reads a value only to log or accumulate it. Keep it on the GPU (`vals.append(t.detach())`, `total += t.detach()`) " +
 			"and read once every N steps (`torch.stack(vals).tolist()`)."},

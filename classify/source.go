@@ -19,6 +19,31 @@ type sourceFile struct {
 	path   string // where it was read, as the search built it (./train/loop.py)
 	lines  []string
 	starts []int
+	py     map[pyKey]pyCached // pyUse's answers, by line and read
+}
+
+type pyKey struct {
+	line int
+	read pyRead
+}
+
+type pyCached struct {
+	out    pyOutcome
+	parsed bool
+}
+
+// pyUse is pyUse on this file, once per line and read.
+func (f *sourceFile) pyUse(line int, rd pyRead) (pyOutcome, bool) {
+	k := pyKey{line, rd}
+	if c, ok := f.py[k]; ok {
+		return c.out, c.parsed
+	}
+	out, parsed := pyUse([]byte(strings.Join(f.lines, "\n")), line, rd)
+	if f.py == nil {
+		f.py = map[pyKey]pyCached{}
+	}
+	f.py[k] = pyCached{out, parsed}
+	return out, parsed
 }
 
 // newSourceReader returns a reader of the places o names for the export

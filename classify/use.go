@@ -14,6 +14,7 @@ const (
 	UseNone   Use = iota // not known, or not asked
 	UseBranch            // decides an if/elif/while/assert or a conditional expression
 	UseLog               // printed, logged, formatted, appended or accumulated
+	UseShape             // sizes a tensor or a loop (torch.empty(n), range(n), x[:n], split(x, sizes))
 )
 
 // maxCallerFrames bounds how far a returned value is followed up the stack.
@@ -51,6 +52,13 @@ func (f *facts) useOfValue() *useResult {
 	if f.src == nil || len(f.own) == 0 {
 		return nil
 	}
+	if u, ok := f.useFromTree(); ok {
+		f.use = u
+		return u
+	}
+	if !f.readsItem() && f.nativeFrame("THPVariable_is_nonzero") < 0 && f.nativeFrame("THPVariable_bool") < 0 {
+		return nil // the lines' regexes know .item() and truth tests only
+	}
 	marker := ""
 	if f.readsItem() {
 		marker = ".item()"
@@ -85,6 +93,67 @@ func (f *facts) useOfValue() *useResult {
 		return nil
 	}
 	return nil
+}
+
+// useFromTree works the use out on the parse tree of the program's files
+// (pyUse): the innermost program frame's line, then, while the value is
+// returned, its caller's. ok is false when the first file does not parse,
+// for the line's regexes to try.
+func (f *facts) useFromTree() (u *useResult, ok bool) {
+	rd := f.pyRead()
+	var ev []string
+	for depth, fr := range f.own {
+		if depth > maxCallerFrames {
+			break
+		}
+		sf := f.src.file(fr.File, fr.Line)
+		if sf == nil {
+			return nil, depth > 0
+		}
+		o, parsed := sf.pyUse(int(fr.Line), rd)
+		if !parsed {
+			return nil, depth > 0
+		}
+		if st, ok := f.src.statement(fr.File, fr.Line); ok {
+			ev = append(ev, lineEvidence(&st))
+		}
+		for i, l := range o.lines {
+			if i == 2 || l < 1 || l > len(sf.lines) {
+				break
+			}
+			ev = append(ev, fmt.Sprintf("then Python line `%s` (%s:%d)", clip(strings.TrimSpace(stripComment(sf.lines[l-1]))), displayFile(fr.File), l))
+		}
+		switch {
+		case o.use != UseNone:
+			return &useResult{use: o.use, evidence: ev}, true
+		case o.returned && len(fr.Function) <= maxNameBytes && fr.Function != "<module>":
+			rd = pyRead{kind: readCall, fn: fr.Function} // the caller calls this function
+			continue
+		}
+		return nil, true
+	}
+	return nil, true
+}
+
+// pyRead says how the program's line read the value, from the native and
+// torch frames.
+func (f *facts) pyRead() pyRead {
+	for _, fr := range f.torch {
+		if fr.Function == "__format__" {
+			return pyRead{kind: readFormat}
+		}
+	}
+	switch {
+	case f.readsItem():
+		return pyRead{kind: readItem}
+	case f.nativeFrame("THPVariable_tolist") >= 0:
+		return pyRead{kind: readTolist}
+	case f.nativeFrame("THPVariable_integral_scalar") >= 0:
+		return pyRead{kind: readInt}
+	case f.nativeFrame("THPVariable_float_scalar") >= 0:
+		return pyRead{kind: readFloat}
+	}
+	return pyRead{kind: readTruth}
 }
 
 // readsItem reports whether the sync is a Python .item() call.

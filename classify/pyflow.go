@@ -1,0 +1,330 @@
+package classify
+
+import (
+	"strings"
+
+	sitter "github.com/tree-sitter/go-tree-sitter"
+)
+
+// maxFlowDepth bounds how many variables deep a value is followed.
+const maxFlowDepth = 4
+
+// flow is where a value goes.
+type flow struct {
+	use      Use
+	returned bool  // returned from the function (the caller decides)
+	neutral  bool  // every use found loops back to a variable already followed
+	lines    []int // lines that show the use
+}
+
+func (a *pyAnalysis) at(use Use, n *sitter.Node) flow {
+	return flow{use: use, lines: []int{int(n.StartPosition().Row) + 1}}
+}
+
+// follow climbs from the expression v to what its value decides or feeds:
+// UseBranch for a test, UseShape for a size, UseLog for a log call or a
+// store, UseNone for anything else or anything unsure.
+func (a *pyAnalysis) follow(v *sitter.Node, depth int) flow {
+	for {
+		p := v.Parent()
+		if p == nil {
+			return flow{}
+		}
+		switch p.Kind() {
+		case "parenthesized_expression", "comparison_operator", "unary_operator", "list", "tuple", "set", "expression_list", "keyword_argument":
+			if p.Kind() == "keyword_argument" && !sameNode(p.ChildByFieldName("value"), v) {
+				return flow{}
+			}
+			v = p
+		case "if_statement", "elif_clause", "while_statement":
+			if sameNode(p.ChildByFieldName("condition"), v) {
+				return a.at(UseBranch, p)
+			}
+			return flow{}
+		case "assert_statement":
+			if sameNode(p.NamedChild(0), v) {
+				return a.at(UseBranch, p)
+			}
+			return flow{}
+		case "conditional_expression":
+			if sameNode(p.NamedChild(1), v) {
+				return a.at(UseBranch, p)
+			}
+			v = p
+		case "boolean_operator":
+			if sameNode(p.ChildByFieldName("left"), v) {
+				return a.at(UseBranch, p) // `v and x` tests v
+			}
+			v = p
+		case "not_operator":
+			return a.at(UseBranch, p)
+		case "binary_operator":
+			if !a.arithmeticKeepsScalar(p, v) {
+				return flow{}
+			}
+			v = p
+		case "interpolation":
+			s := p.Parent()
+			if s == nil || s.Kind() != "string" {
+				return flow{}
+			}
+			v = s
+		case "pair":
+			if !sameNode(p.ChildByFieldName("value"), v) || p.Parent() == nil {
+				return flow{}
+			}
+			v = p.Parent() // the dict
+		case "argument_list":
+			call := p.Parent()
+			if call == nil || call.Kind() != "call" {
+				return flow{}
+			}
+			switch u := a.callUse(call); u {
+			case useThrough:
+				v = call
+			default:
+				return a.at(Use(u), call)
+			}
+		case "slice":
+			return a.at(UseShape, p) // x[:n]
+		case "assignment":
+			if !sameNode(p.ChildByFieldName("right"), v) {
+				return flow{}
+			}
+			return a.stored(p, p.ChildByFieldName("left"), false, depth)
+		case "augmented_assignment":
+			if !sameNode(p.ChildByFieldName("right"), v) {
+				return flow{}
+			}
+			return a.stored(p, p.ChildByFieldName("left"), true, depth)
+		case "named_expression":
+			if !sameNode(p.ChildByFieldName("value"), v) {
+				return flow{}
+			}
+			name := p.ChildByFieldName("name")
+			return merge(a.taint(p, a.text(name), false, depth), a.follow(p, depth))
+		case "return_statement":
+			return flow{returned: true}
+		default:
+			return flow{}
+		}
+	}
+}
+
+// stored follows a value assigned (or accumulated, aug) to target.
+func (a *pyAnalysis) stored(stmt, target *sitter.Node, aug bool, depth int) flow {
+	if target == nil {
+		return flow{}
+	}
+	switch target.Kind() {
+	case "subscript", "attribute":
+		return a.at(UseLog, stmt) // kept in a container or an object
+	case "identifier":
+		fl := a.taint(stmt, a.text(target), aug, depth)
+		if aug && fl.use == UseLog {
+			fl.lines = append([]int{int(stmt.StartPosition().Row) + 1}, fl.lines...)
+		}
+		return fl
+	}
+	return flow{}
+}
+
+// taint follows every use of the variable name in the function around at.
+// All must agree: a test anywhere makes it UseBranch, a size UseShape; a
+// return or anything unknown leaves it UseNone, unless lenient (a value
+// accumulated with +=, which only a test, size or return overrules).
+func (a *pyAnalysis) taint(at *sitter.Node, name string, lenient bool, depth int) flow {
+	if a.tainted[name] {
+		return flow{use: UseLog, neutral: true}
+	}
+	if depth >= maxFlowDepth {
+		return flow{}
+	}
+	a.tainted[name] = true
+	defer delete(a.tainted, name)
+	scope := enclosingScope(at)
+	var out flow
+	first := true
+	a.uses(scope, name, func(n *sitter.Node) {
+		fl := a.follow(n, depth+1)
+		if lenient && fl.use == UseNone && !fl.returned {
+			fl = flow{use: UseLog, neutral: true}
+		}
+		if first {
+			out, first = fl, false
+			return
+		}
+		out = merge(out, fl)
+	})
+	if first { // never used
+		if lenient {
+			return flow{use: UseLog}
+		}
+		return flow{}
+	}
+	if lenient && out.neutral && out.use == UseLog {
+		out.neutral = false // the accumulation itself is the use
+	}
+	return out
+}
+
+// merge combines two uses of one value: a test wins, then a size; logs
+// agree only with logs; a return or an unknown use leaves it unknown.
+func merge(x, y flow) flow {
+	lines := append(append([]int(nil), x.lines...), y.lines...)
+	switch {
+	case x.use == UseBranch || y.use == UseBranch:
+		return flow{use: UseBranch, lines: pick(x, y, UseBranch, lines)}
+	case x.use == UseShape || y.use == UseShape:
+		return flow{use: UseShape, lines: pick(x, y, UseShape, lines)}
+	case x.use == UseLog && y.use == UseLog:
+		return flow{use: UseLog, neutral: x.neutral && y.neutral, lines: lines}
+	case x.returned && (y.returned || y.neutral) || y.returned && x.neutral:
+		return flow{returned: true}
+	}
+	return flow{}
+}
+
+func pick(x, y flow, u Use, all []int) []int {
+	switch {
+	case x.use == u:
+		return x.lines
+	case y.use == u:
+		return y.lines
+	}
+	return all
+}
+
+// uses calls fn with every identifier in scope named name that reads it
+// (not the target of an assignment, a keyword's name or an attribute's).
+func (a *pyAnalysis) uses(scope *sitter.Node, name string, fn func(*sitter.Node)) {
+	var walk func(n *sitter.Node)
+	walk = func(n *sitter.Node) {
+		if n.Kind() == "identifier" {
+			if a.text(n) == name && isLoad(n) {
+				fn(n)
+			}
+			return
+		}
+		for i := uint(0); i < n.NamedChildCount(); i++ {
+			walk(n.NamedChild(i))
+		}
+	}
+	walk(scope)
+}
+
+// isLoad says whether an identifier reads its variable.
+func isLoad(n *sitter.Node) bool {
+	p := n.Parent()
+	if p == nil {
+		return false
+	}
+	field := ""
+	for i := uint(0); i < p.ChildCount(); i++ {
+		if sameNode(p.Child(i), n) {
+			field = p.FieldNameForChild(uint32(i))
+			break
+		}
+	}
+	switch p.Kind() {
+	case "assignment", "augmented_assignment", "for_statement", "for_in_clause":
+		return field != "left"
+	case "attribute":
+		return field != "attribute"
+	case "keyword_argument", "named_expression", "function_definition", "class_definition", "default_parameter", "typed_parameter", "typed_default_parameter":
+		return field != "name" && p.Kind() != "typed_parameter"
+	case "parameters", "lambda_parameters", "pattern_list", "tuple_pattern", "list_pattern", "global_statement", "nonlocal_statement",
+		"dotted_name", "aliased_import", "import_statement", "import_from_statement", "as_pattern_target":
+		return false
+	}
+	return true
+}
+
+// enclosingScope is the function (or lambda, or module) around n.
+func enclosingScope(n *sitter.Node) *sitter.Node {
+	for p := n.Parent(); p != nil; p = p.Parent() {
+		if p.Kind() == "function_definition" || p.Parent() == nil {
+			return p
+		}
+	}
+	return n
+}
+
+func sameNode(a, b *sitter.Node) bool {
+	return a != nil && b != nil && a.Id() == b.Id()
+}
+
+// useThrough: the call's result carries the value on (str, max, round...).
+const useThrough = -1
+
+// callUse says what a call does with an argument: UseLog for logging,
+// printing, a progress bar or appending to a list, UseShape for a size,
+// useThrough for a conversion or pick whose result is followed, UseNone
+// for anything else (a function that may branch on it).
+func (a *pyAnalysis) callUse(call *sitter.Node) int {
+	fn := call.ChildByFieldName("function")
+	name, method := a.callName(fn)
+	obj := ""
+	if method {
+		if o := fn.ChildByFieldName("object"); o != nil {
+			obj = strings.ToLower(a.text(o))
+		}
+	}
+	switch {
+	case !method && (name == "print" || name == "pprint"):
+		return int(UseLog)
+	case method && logMethods[name]:
+		return int(UseLog)
+	case method && loggerMethods[name] && (strings.Contains(obj, "log") || loggerObjects[obj]):
+		return int(UseLog)
+	case method && (name == "append" || name == "extend" || name == "appendleft"):
+		return int(UseLog)
+	case shapeCalls[name]:
+		return int(UseShape)
+	case !method && throughCalls[name], method && name == "format":
+		return useThrough
+	}
+	return int(UseNone)
+}
+
+var (
+	// logMethods log or show whatever object they are called on.
+	logMethods = map[string]bool{"add_scalar": true, "add_scalars": true, "add_histogram": true, "add_text": true,
+		"log_metric": true, "log_metrics": true, "set_postfix": true, "set_postfix_str": true, "set_description": true,
+		"set_description_str": true, "write": true}
+	// loggerMethods log when called on a logger (an object named *log*, or one of loggerObjects).
+	loggerMethods = map[string]bool{"info": true, "debug": true, "warning": true, "warn": true, "error": true,
+		"critical": true, "exception": true, "log": true, "log_dict": true}
+	loggerObjects = map[string]bool{"self": true, "wandb": true, "pl_module": true, "run": true, "mlflow": true,
+		"experiment": true, "fabric": true, "accelerator": true, "trainer": true}
+	// shapeCalls take sizes: the value becomes a shape.
+	shapeCalls = map[string]bool{"range": true, "empty": true, "zeros": true, "ones": true, "randn": true, "rand": true,
+		"randint": true, "arange": true, "new_zeros": true, "new_empty": true, "new_ones": true, "view": true,
+		"reshape": true, "expand": true, "repeat": true, "narrow": true, "split": true, "tensor_split": true,
+		"chunk": true, "topk": true, "resize_": true, "unflatten": true, "pad": true}
+	// throughCalls return the value, converted or picked: their result is followed.
+	throughCalls = map[string]bool{"int": true, "float": true, "round": true, "abs": true, "max": true, "min": true,
+		"sorted": true, "sum": true, "str": true, "repr": true, "format": true, "list": true, "tuple": true, "dict": true}
+)
+
+// arithmeticKeepsScalar says whether a binary operation on v gives a value
+// that is still the read value's (a number with a literal, or a string
+// formatted with %): the other operand of anything else may be a tensor.
+func (a *pyAnalysis) arithmeticKeepsScalar(op, v *sitter.Node) bool {
+	left, right := op.ChildByFieldName("left"), op.ChildByFieldName("right")
+	other := left
+	if sameNode(left, v) {
+		other = right
+	}
+	if other == nil {
+		return false
+	}
+	if sameNode(right, v) && left != nil && left.Kind() == "string" {
+		return true // "%.3f" % v
+	}
+	switch other.Kind() {
+	case "integer", "float":
+		return true
+	}
+	return false
+}

@@ -1,0 +1,225 @@
+package classify
+
+// The use of a value read back, on the parse tree of the program's file.
+//
+// The parser is tree-sitter's Python grammar (github.com/tree-sitter/tree-sitter-python)
+// through tree-sitter's official Go bindings (github.com/tree-sitter/go-tree-sitter):
+// both are maintained by the tree-sitter organisation, on the module proxy,
+// and parse current Python (f-strings, `:=`, `match`, `type` aliases). Pure-Go
+// parsers were looked at and rejected: go-python/gpython's parser is Python
+// 3.4's grammar and fails on f-strings, `:=` and `match`;
+// github.com/smacker/go-tree-sitter bundles an older grammar and is a
+// third-party copy of the same C code. The bindings use cgo (the C runtime
+// and the grammar's generated parser are compiled with the package).
+
+import (
+	sitter "github.com/tree-sitter/go-tree-sitter"
+	python "github.com/tree-sitter/tree-sitter-python/bindings/go"
+)
+
+var pyLanguage = sitter.NewLanguage(python.Language())
+
+// readKind is how the program's line reads the value back.
+type readKind int
+
+const (
+	readItem   readKind = iota // t.item()
+	readInt                    // int(t)
+	readFloat                  // float(t)
+	readTolist                 // t.tolist()
+	readTruth                  // bool(t), or t tested where it stands (if t:, min(a, b))
+	readFormat                 // f"{t:.3f}", format(t, ...) (Tensor.__format__)
+	readCall                   // a call of the function fn, which returned the value
+)
+
+// pyRead names the read to look for on a line.
+type pyRead struct {
+	kind readKind
+	fn   string // readCall's function
+}
+
+// pyOutcome is what the tree says the line and its function do with the value.
+type pyOutcome struct {
+	use      Use
+	returned bool  // only returned: the caller decides
+	lines    []int // 1-based lines that show the use, the read's own line excluded
+}
+
+// pyUse parses a program file and works out the use of the value read by
+// rd at line (1-based). parsed is false when the file does not parse.
+func pyUse(src []byte, line int, rd pyRead) (out pyOutcome, parsed bool) {
+	p := sitter.NewParser()
+	defer p.Close()
+	if err := p.SetLanguage(pyLanguage); err != nil {
+		return out, false
+	}
+	tree := p.Parse(src, nil)
+	if tree == nil {
+		return out, false
+	}
+	defer tree.Close()
+	root := tree.RootNode()
+	if root.HasError() {
+		return out, false
+	}
+	a := &pyAnalysis{src: src, row: uint(line - 1), tainted: map[string]bool{}}
+	reads := a.findReads(root, rd)
+	if len(reads) == 0 {
+		if rd.kind == readTruth && a.testsOnRow(root) {
+			return pyOutcome{use: UseBranch}, true
+		}
+		return out, true
+	}
+	for i, r := range reads {
+		fl := a.follow(r, 0)
+		o := pyOutcome{use: fl.use, returned: fl.returned && fl.use == UseNone, lines: fl.lines}
+		if fl.neutral && fl.use == UseLog {
+			o.use = UseNone // only cycles back: nothing seen
+		}
+		if i > 0 && (o.use != out.use || o.returned != out.returned) {
+			return pyOutcome{}, true // reads on the line disagree: which one synced is not known
+		}
+		out.use, out.returned = o.use, o.returned
+		out.lines = appendLines(out.lines, o.lines, line)
+	}
+	return out, true
+}
+
+// pyAnalysis holds one query's state.
+type pyAnalysis struct {
+	src     []byte
+	row     uint
+	tainted map[string]bool // variables being followed (assignments that loop back)
+}
+
+func (a *pyAnalysis) text(n *sitter.Node) string { return n.Utf8Text(a.src) }
+
+// spansRow says whether n covers the analysed row.
+func (a *pyAnalysis) spansRow(n *sitter.Node) bool {
+	return n.StartPosition().Row <= a.row && a.row <= n.EndPosition().Row
+}
+
+// walkRow calls fn on every node that covers the row, outer first.
+func (a *pyAnalysis) walkRow(n *sitter.Node, fn func(n *sitter.Node)) {
+	if !a.spansRow(n) {
+		return
+	}
+	fn(n)
+	for i := uint(0); i < n.NamedChildCount(); i++ {
+		a.walkRow(n.NamedChild(i), fn)
+	}
+}
+
+// findReads returns the expressions on the row that read the value: those
+// starting on the row, or failing that those covering it.
+func (a *pyAnalysis) findReads(root *sitter.Node, rd pyRead) []*sitter.Node {
+	var on, over []*sitter.Node
+	a.walkRow(root, func(n *sitter.Node) {
+		if a.isRead(n, rd) {
+			if n.StartPosition().Row == a.row || n.EndPosition().Row == a.row {
+				on = append(on, n)
+			} else {
+				over = append(over, n)
+			}
+		}
+	})
+	if len(on) > 0 {
+		return on
+	}
+	return over
+}
+
+// isRead says whether n is an expression that reads the value as rd does.
+func (a *pyAnalysis) isRead(n *sitter.Node, rd pyRead) bool {
+	switch n.Kind() {
+	case "string":
+		return rd.kind == readFormat && hasChildKind(n, "interpolation")
+	case "call":
+	default:
+		return false
+	}
+	fn, args := n.ChildByFieldName("function"), n.ChildByFieldName("arguments")
+	if fn == nil || args == nil || args.Kind() != "argument_list" {
+		return false
+	}
+	name, method := a.callName(fn)
+	nargs := args.NamedChildCount()
+	switch rd.kind {
+	case readItem:
+		return method && name == "item" && nargs == 0
+	case readTolist:
+		return method && name == "tolist" && nargs == 0
+	case readInt:
+		return !method && name == "int" && nargs == 1
+	case readFloat:
+		return !method && name == "float" && nargs == 1
+	case readTruth:
+		return !method && name == "bool" && nargs == 1
+	case readFormat:
+		return name == "format" && nargs >= 1
+	case readCall:
+		return name == rd.fn
+	}
+	return false
+}
+
+// callName returns a call's function name (the attribute for a method) and
+// whether it is a method.
+func (a *pyAnalysis) callName(fn *sitter.Node) (string, bool) {
+	switch fn.Kind() {
+	case "identifier":
+		return a.text(fn), false
+	case "attribute":
+		if at := fn.ChildByFieldName("attribute"); at != nil {
+			return a.text(at), true
+		}
+	}
+	return "", false
+}
+
+// testsOnRow says whether the row tests a truth value where it stands: the
+// condition of an if/elif/while, an assert, a conditional expression,
+// and/or/not, or min/max/sorted/any/all (which compare or test their items).
+func (a *pyAnalysis) testsOnRow(root *sitter.Node) bool {
+	found := false
+	a.walkRow(root, func(n *sitter.Node) {
+		switch n.Kind() {
+		case "if_statement", "elif_clause", "while_statement":
+			if c := n.ChildByFieldName("condition"); c != nil && a.spansRow(c) {
+				found = true
+			}
+		case "assert_statement", "conditional_expression", "boolean_operator", "not_operator":
+			found = true
+		case "call":
+			if fn := n.ChildByFieldName("function"); fn != nil {
+				if name, method := a.callName(fn); !method && (name == "min" || name == "max" || name == "sorted" || name == "any" || name == "all") {
+					found = true
+				}
+			}
+		}
+	})
+	return found
+}
+
+func hasChildKind(n *sitter.Node, kind string) bool {
+	for i := uint(0); i < n.NamedChildCount(); i++ {
+		if n.NamedChild(i).Kind() == kind {
+			return true
+		}
+	}
+	return false
+}
+
+// appendLines adds the lines of more not yet in to, leaving out skip.
+func appendLines(to, more []int, skip int) []int {
+	for _, l := range more {
+		dup := l == skip
+		for _, m := range to {
+			dup = dup || m == l
+		}
+		if !dup {
+			to = append(to, l)
+		}
+	}
+	return to
+}

@@ -1,0 +1,94 @@
+package classify
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestPyUse runs the parse-tree analysis on small functions: the read is on
+// the line marked "# <-".
+func TestPyUse(t *testing.T) {
+	item, truth := pyRead{kind: readItem}, pyRead{kind: readTruth}
+	cases := []struct {
+		name     string
+		src      string
+		rd       pyRead
+		use      Use
+		returned bool
+	}{
+		{"if test", "def f(x):\n    if x.item() > 0:  # <-\n        pass\n", item, UseBranch, false},
+		{"while test", "def f(x):\n    while x.item() > 0:  # <-\n        x = x - 1\n", item, UseBranch, false},
+		{"assert", "def f(x):\n    assert x.item() < 3  # <-\n", item, UseBranch, false},
+		{"ternary test", "def f(x, a, b):\n    y = a if x.item() > 0 else b  # <-\n    return y\n", item, UseBranch, false},
+		{"and operand", "def f(x, g):\n    ok = x.item() and g()  # <-\n", item, UseBranch, false},
+		{"bool() in a test", "def f(x):\n    if bool(x):  # <-\n        return 1\n", pyRead{kind: readTruth}, UseBranch, false},
+		{"truth test", "def f(x):\n    if (x > 0).any():  # <-\n        return 1\n", truth, UseBranch, false},
+		{"python min over tensors", "def f(best, v):\n    best[0] = min(best[0], v)  # <-\n", truth, UseBranch, false},
+		{"bool stored", "def f(x, flags):\n    flags.append(bool(x))  # <-\n", truth, UseLog, false},
+		{"body of a one-line if", "def f(x, s):\n    if s % 100 == 0: print(x.item())  # <-\n", item, UseLog, false},
+		{"print", "def f(x):\n    print('loss', x.item())  # <-\n", item, UseLog, false},
+		{"logger", "def f(x, logger):\n    logger.info('loss %f', x.item())  # <-\n", item, UseLog, false},
+		{"logging module", "def f(x):\n    logging.warning('loss %f', x.item())  # <-\n", item, UseLog, false},
+		{"math.log is not a logger", "def f(x):\n    y = math.log(x.item())  # <-\n    print(y)\n", item, UseNone, false},
+		{"tqdm postfix", "def f(x, bar):\n    bar.set_postfix(loss=x.item())  # <-\n", item, UseLog, false},
+		{"tensorboard", "def f(x, w, i):\n    w.add_scalar('loss', x.item(), i)  # <-\n", item, UseLog, false},
+		{"lightning self.log", "def f(self, x):\n    self.log('loss', x.item())  # <-\n", item, UseLog, false},
+		{"f-string printed", "def f(x):\n    print(f\"{x.item():.3f}\")  # <-\n", item, UseLog, false},
+		{"f-string, then printed", "def f(x):\n    s = f\"loss {x.item():.3f}\"  # <-\n    print(s)\n", item, UseLog, false},
+		{"percent format logged", "def f(x, log):\n    log.info('%.3f' % x.item())  # <-\n", item, UseLog, false},
+		{"subscript store", "def f(x, m):\n    m['loss'] = x.item()  # <-\n", item, UseLog, false},
+		{"attribute store", "def f(self, x):\n    self.last = x.item()  # <-\n", item, UseLog, false},
+		{"append", "def f(x, out):\n    out.append(x.item())  # <-\n", item, UseLog, false},
+		{"accumulate", "def f(x, tot):\n    tot += x.item()  # <-\n    return None\n", item, UseLog, false},
+		{"accumulate into element", "def f(x, run):\n    run[0] += x.item()  # <-\n", item, UseLog, false},
+		{"accumulator tested later", "def f(xs):\n    tot = 0.0\n    for x in xs:\n        tot += x.item()  # <-\n        if tot > 3:\n            break\n", item, UseBranch, false},
+		{"metric dict", "def f(x, a, hist):\n    m = {'loss': x.item(), 'acc': a}  # <-\n    hist.append(m)\n", item, UseLog, false},
+		{"variable logged", "def f(x):\n    v = x.item()  # <-\n    print(v)\n    logger.info('%f', v)\n", item, UseLog, false},
+		{"variable logged and tested", "def f(x):\n    v = x.item()  # <-\n    print(v)\n    if v > 1:\n        pass\n", item, UseBranch, false},
+		{"variable tested in a loop before", "def f(xs):\n    v = 0\n    for x in xs:\n        if v > 1:\n            break\n        v = x.item()  # <-\n", item, UseBranch, false},
+		{"walrus", "def f(x):\n    if (v := x.item()) > 0:  # <-\n        print(v)\n", item, UseBranch, false},
+		{"variable returned", "def f(x):\n    v = x.item()  # <-\n    return v\n", item, UseNone, true},
+		{"returned", "def f(x):\n    return x.item()  # <-\n", item, UseNone, true},
+		{"returned and logged", "def f(x):\n    v = x.item()  # <-\n    print(v)\n    return v\n", item, UseNone, false},
+		{"unknown call", "def f(x, g):\n    g(x.item())  # <-\n", item, UseNone, false},
+		{"variable into an unknown call", "def f(x, g):\n    v = x.item()  # <-\n    print(v)\n    g(v)\n", item, UseNone, false},
+		{"operand of a tensor op", "def f(x, outs):\n    outs.append(x / x.abs().max().item())  # <-\n", item, UseNone, false},
+		{"unused", "def f(x):\n    v = x.item()  # <-\n", item, UseNone, false},
+		{"discarded", "def f(x):\n    x.item()  # <-\n", item, UseNone, false},
+		{"shape argument", "def f(x, lengths):\n    n = int(lengths.max())  # <-\n    return x.new_zeros(x.shape[0], n)\n", pyRead{kind: readInt}, UseShape, false},
+		{"torch.empty", "def f(x):\n    n = x.item()  # <-\n    return torch.empty(n)\n", item, UseShape, false},
+		{"range", "def f(x):\n    for i in range(x.item()):  # <-\n        print(i)\n", item, UseShape, false},
+		{"slice", "def f(x, y):\n    n = x.item()  # <-\n    print(n)\n    return y[:n]\n", item, UseShape, false},
+		{"split sizes", "def f(x, c):\n    sizes = c.tolist()  # <-\n    return torch.split(x, sizes)\n", pyRead{kind: readTolist}, UseShape, false},
+		{"max over values then logged", "def f(x, best):\n    best = max(best, x.item())  # <-\n    print(best)\n", item, UseLog, false},
+		{"max then tested", "def f(x, best):\n    m = max(best, x.item())  # <-\n    if m > 3:\n        pass\n", item, UseBranch, false},
+		{"float() logged", "def f(x):\n    print(float(x))  # <-\n", pyRead{kind: readFloat}, UseLog, false},
+		{"two reads disagree", "def f(x, y):\n    print(x.item()) if y.item() > 0 else None  # <-\n", item, UseNone, false},
+		{"multi-line call", "def f(x, log):\n    log.info(\n        'loss %f',\n        x.item(),  # <-\n    )\n", item, UseLog, false},
+		{"match statement file", "def f(x, k):\n    match k:\n        case 1:\n            print(x.item())  # <-\n", item, UseLog, false},
+		{"caller's call", "def g(x):\n    print(f(x))  # <-\n", pyRead{kind: readCall, fn: "f"}, UseLog, false},
+	}
+	for _, tc := range cases {
+		line := 0
+		for i, l := range strings.Split(tc.src, "\n") {
+			if strings.Contains(l, "# <-") {
+				line = i + 1
+			}
+		}
+		out, parsed := pyUse([]byte(tc.src), line, tc.rd)
+		if !parsed {
+			t.Errorf("%s: does not parse", tc.name)
+			continue
+		}
+		if out.use != tc.use || out.returned != tc.returned {
+			t.Errorf("%s: use %v returned %v; want %v, %v", tc.name, out.use, out.returned, tc.use, tc.returned)
+		}
+	}
+}
+
+// TestPyUseUnparsed: a file that does not parse leaves the regexes to try.
+func TestPyUseUnparsed(t *testing.T) {
+	if _, parsed := pyUse([]byte("def f(:\n    print(x.item())\n"), 2, pyRead{kind: readItem}); parsed {
+		t.Error("a broken file parsed")
+	}
+}
