@@ -79,9 +79,11 @@ func (a *pyAnalysis) follow(v *sitter.Node, depth int) flow {
 			if call == nil || call.Kind() != "call" {
 				return flow{}
 			}
-			switch u := a.callUse(call); u {
-			case useThrough:
+			switch u := a.callUse(call); {
+			case u == useThrough:
 				v = call
+			case u == int(UseLog) && a.containerNeeded(containerOf(call)):
+				return flow{} // appended to a list the function uses (pycontainer.go)
 			default:
 				return a.at(Use(u), call)
 			}
@@ -118,6 +120,9 @@ func (a *pyAnalysis) stored(stmt, target *sitter.Node, aug bool, depth int) flow
 	}
 	switch target.Kind() {
 	case "subscript", "attribute":
+		if a.containerNeeded(containerOf(target)) {
+			return flow{} // stored in a container the function uses (pycontainer.go)
+		}
 		return a.at(UseLog, stmt) // kept in a container or an object
 	case "identifier":
 		fl := a.taint(stmt, a.text(target), aug, depth)

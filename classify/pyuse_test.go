@@ -67,6 +67,13 @@ func TestPyUse(t *testing.T) {
 		{"multi-line call", "def f(x, log):\n    log.info(\n        'loss %f',\n        x.item(),  # <-\n    )\n", item, UseLog, false},
 		{"match statement file", "def f(x, k):\n    match k:\n        case 1:\n            print(x.item())  # <-\n", item, UseLog, false},
 		{"caller's call", "def g(x):\n    print(f(x))  # <-\n", pyRead{kind: readCall, fn: "f"}, UseLog, false},
+		// Containers: kept for logging unless the function needs what is in them.
+		{"appended, list printed", "def f(x):\n    h = []\n    h.append(x.item())  # <-\n    print(h)\n", item, UseLog, false},
+		{"appended, list as sizes", "def f(x, y, cs):\n    sizes = []\n    for c in cs:\n        sizes.append(c.item())  # <-\n    return torch.split(y, sizes)\n", item, UseNone, false},
+		{"appended, list iterated", "def f(x, ds):\n    out = []\n    out.append(x.item())  # <-\n    for d in out:\n        pass\n", item, UseNone, false},
+		{"appended, list tested", "def f(x):\n    seen = []\n    seen.append(x.item())  # <-\n    if seen[-1] > 3:\n        pass\n", item, UseNone, false},
+		{"stored, dict returned", "def f(x):\n    m = {}\n    m['n'] = x.item()  # <-\n    return m\n", item, UseNone, false},
+		{"stored, dict logged", "def f(x, log):\n    m = {}\n    m['n'] = x.item()  # <-\n    log.info('%s', m)\n", item, UseLog, false},
 	}
 	for _, tc := range cases {
 		line := 0
