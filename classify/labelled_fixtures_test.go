@@ -1,17 +1,17 @@
 package classify
 
 import (
-	"compress/gzip"
 	"encoding/json"
-	"io"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
 
-	"github.com/nsyssync/nsyssync/trace"
 	"runtime"
+
+	"github.com/nsyssync/nsyssync/internal/fixturegz"
+	"github.com/nsyssync/nsyssync/trace"
 )
 
 // labelledDir holds the labelled set of issue 15: programs/NAME.py and,
@@ -82,33 +82,6 @@ func labelledPrograms(t *testing.T, heldOut bool) []string {
 	return out
 }
 
-// gunzipFixture decompresses a NAME.sqlite.gz fixture into t.TempDir() and
-// returns the path of the copy.
-func gunzipFixture(t *testing.T, gz string) string {
-	t.Helper()
-	in, err := os.Open(gz)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer in.Close()
-	zr, err := gzip.NewReader(in)
-	if err != nil {
-		t.Fatalf("%s: %v", gz, err)
-	}
-	out := filepath.Join(t.TempDir(), strings.TrimSuffix(filepath.Base(gz), ".gz"))
-	f, err := os.Create(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := io.Copy(f, zr); err != nil {
-		t.Fatalf("%s: %v", gz, err)
-	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
 // readLabelledTruth reads NAME.MODE.truth.json and refuses one whose count
 // check failed.
 func readLabelledTruth(t *testing.T, name string) *labelledTruth {
@@ -130,7 +103,7 @@ func readLabelledTruth(t *testing.T, name string) *labelledTruth {
 // loadLabelled decompresses and loads one labelled fixture.
 func loadLabelled(t *testing.T, name string) *trace.Trace {
 	t.Helper()
-	return load(t, gunzipFixture(t, filepath.Join(labelledDir(), name+".sqlite.gz")))
+	return load(t, fixturegz.Gunzip(t, filepath.Join(labelledDir(), name+".sqlite.gz"), t.TempDir()))
 }
 
 // inMeasured says whether a sync lies inside the NVTX range "measured".

@@ -1,20 +1,18 @@
 package trace
 
 import (
-	"compress/gzip"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/nsyssync/nsyssync/internal/fixturegz"
 )
 
 // labelledDefaults decompresses the default-capture fixtures of the
@@ -29,33 +27,7 @@ func labelledDefaults(t *testing.T) []string {
 	dir := t.TempDir()
 	var out []string
 	for _, gz := range gzs {
-		out = append(out, gunzipTo(t, gz, dir))
-	}
-	return out
-}
-
-// gunzipTo decompresses NAME.sqlite.gz into dir/NAME.sqlite.
-func gunzipTo(t *testing.T, gz, dir string) string {
-	t.Helper()
-	in, err := os.Open(gz)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer in.Close()
-	zr, err := gzip.NewReader(in)
-	if err != nil {
-		t.Fatalf("%s: %v", gz, err)
-	}
-	out := filepath.Join(dir, strings.TrimSuffix(filepath.Base(gz), ".gz"))
-	f, err := os.Create(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := io.Copy(f, zr); err != nil {
-		t.Fatalf("%s: %v", gz, err)
-	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
+		out = append(out, fixturegz.Gunzip(t, gz, dir))
 	}
 	return out
 }
@@ -201,96 +173,6 @@ func TestWroteAfterMatchesBruteForce(t *testing.T) {
 	if checked < 40 || withWrites < 5 {
 		t.Fatalf("checked %d exports, %d with syncs followed by writes", checked, withWrites)
 	}
-}
-
-// TestWroteAfterLabelled logs, per labelled program of the default
-// captures, how many of its syncs in the range "measured" a write
-// followed: the scalar reads (a device-to-host copy of at most 8 bytes)
-// and the others, with the truth's dependency label. It fails if a sync
-// the truth calls a true dependency is followed by one, but in the one
-// held-out program known to do it (ho_cf_early_stop_print): a rule on
-// WroteAfter alone would call such a sync false, which is why classify
-// takes the writes as evidence only. Syncs outside "measured" are logged
-// for the control-flow programs (cf_*).
-func TestWroteAfterLabelled(t *testing.T) {
-	type truthFile struct {
-		Label struct {
-			Dependency string `json:"dependency"`
-			Category   string `json:"category"`
-		} `json:"label"`
-		Events []struct {
-			CorrelationID int64  `json:"correlation_id"`
-			Pid           int64  `json:"pid"`
-			Dependency    string `json:"dependency"`
-		} `json:"events"`
-	}
-	var lines []string
-	for _, path := range labelledDefaults(t) {
-		name := strings.TrimSuffix(filepath.Base(path), ".default.sqlite")
-		b, err := os.ReadFile(filepath.Join("../fixtures/labelled", name+".default.truth.json"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		var truth truthFile
-		if err := json.Unmarshal(b, &truth); err != nil {
-			t.Fatal(err)
-		}
-		dep := map[[2]int64]string{}
-		for _, e := range truth.Events {
-			dep[[2]int64{e.Pid, e.CorrelationID}] = e.Dependency
-		}
-		tr := loadFile(t, path, LoadOptions{})
-		var reads, readsWrote, others, othersWrote int
-		var delays []string
-		for i := range tr.Syncs {
-			s := &tr.Syncs[i]
-			if len(s.Calls()) == 0 {
-				continue
-			}
-			n, delay, wrote := s.HostAfter()
-			d, in := dep[[2]int64{PidOf(s.GlobalPid), s.Calls()[0].CorrelationID}]
-			if !in {
-				if wrote && strings.HasPrefix(name, "cf_") {
-					t.Logf("%s: sync %d outside \"measured\" (%s, %s) followed by %s %.0f µs after", name, i, s.Reason, strings.Join(s.APIs(), "+"), n, float64(delay)/1e3)
-				}
-				continue
-			}
-			scalar := s.Copy != nil && !s.Copy.Memset && s.Copy.Direction == CopyDtoH && s.Copy.Bytes <= 8
-			if scalar {
-				reads++
-			} else {
-				others++
-			}
-			if !wrote {
-				continue
-			}
-			if scalar {
-				readsWrote++
-			} else {
-				othersWrote++
-			}
-			if len(delays) < 3 {
-				delays = append(delays, fmt.Sprintf("%s +%.0f µs", n, float64(delay)/1e3))
-			}
-			// A true dependency followed by a write is possible (the held-out
-			// ho_cf_early_stop_print branches on its read and then prints):
-			// why classify takes the writes as evidence, never as a verdict.
-			// Only that program may show it here; a new one is worth a look.
-			if d == "true" && name != "ho_cf_early_stop_print" {
-				t.Errorf("%s: sync %d (%s), a true dependency, followed by %s %.0f µs after", name, i, s.Reason, n, float64(delay)/1e3)
-			}
-		}
-		frac := func(a, b int) string {
-			if b == 0 {
-				return "–"
-			}
-			return fmt.Sprintf("%d/%d", a, b)
-		}
-		lines = append(lines, fmt.Sprintf("| %s | %s/%s | %s | %s | %s |", name, truth.Label.Dependency, truth.Label.Category,
-			frac(readsWrote, reads), frac(othersWrote, others), strings.Join(delays, ", ")))
-	}
-	sort.Strings(lines)
-	t.Logf("syncs in \"measured\" followed by a write (WroteAfter):\n| program | label | scalar reads (≤ 8 B DtoH) | other syncs | first writes |\n|---|---|---:|---:|---|\n%s", strings.Join(lines, "\n"))
 }
 
 // TestHostWritesRandom checks see and attach against the definition on
