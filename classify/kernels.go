@@ -61,6 +61,10 @@ var (
 	prefixSum = gpuFamily{all: []string{"cub::", "DeviceScanKernel"}}
 	// indexPut: an assignment through indices (x[mask] = v, index_put_).
 	indexPut = gpuFamily{any: []string{"index_put_kernel", "index_put_with_sort_kernel", "index_put_accumulate"}}
+	// ampUnscale: GradScaler's unscale, which writes found_inf
+	// (_amp_foreach_non_finite_check_and_unscale_cuda_, or the one-tensor
+	// _amp_non_finite_check_and_unscale_cuda_).
+	ampUnscale = gpuFamily{any: []string{"_amp_foreach_non_finite_check_and_unscale", "_amp_non_finite_check_and_unscale"}}
 )
 
 // lastBefore is the last GPU op enqueued on the sync's stream before it,
@@ -101,6 +105,18 @@ func readsTruthValue(f *facts) ([]string, bool) {
 		return nil, false
 	}
 	return []string{gpuEvidence("just before", last), "reads 1 byte: a bool"}, true
+}
+
+// readsInfCheck: a read of at most 8 bytes right after GradScaler's
+// unscale kernel, the last GPU op before it: found_inf read back to decide
+// whether optimizer.step() runs (torch/amp/grad_scaler.py _maybe_opt_step).
+// With clipping or any other work between unscale_() and step(), the
+// unscale is no longer the last op and the read stays unknown.
+func readsInfCheck(f *facts) ([]string, bool) {
+	if f.copy == nil || !f.copy.FromActivity || f.copy.Bytes > maxScalarBytes || !ampUnscale.has(f.lastBefore()) {
+		return nil, false
+	}
+	return []string{gpuEvidence("just before", f.lastBefore())}, true
 }
 
 // readsMaskCountForAssignment: a mask count read, then the compaction

@@ -52,17 +52,38 @@ type labelledTruth struct {
 	} `json:"events"`
 }
 
-// heldOutPrefix names the held-out programs: written after the rules that
-// the labelled set led to, to check them on patterns they had not seen,
-// and captured in two modes only (heldOutModes).
-const heldOutPrefix = "ho_"
+// heldOutRound is one set of held-out programs: written after the rules
+// that the labelled set (and the rounds before) led to, to check them on
+// patterns they had not seen, labelled and committed before any capture.
+type heldOutRound struct {
+	prefix string   // the programs' file names begin with it
+	modes  []string // the capture modes it was captured in
+}
 
-// heldOutModes are the held-out programs' capture modes.
-var heldOutModes = []string{"lean", "default"}
+// heldOutRounds: round 1 (ho_, after the kernel and printed-site rules)
+// was captured lean and with nsys's defaults; round 2 (ho2_, after the
+// GradScaler-kernel, library-display and copy-only-kept rules and the
+// attribute and closure analysis) in all four modes.
+var heldOutRounds = []heldOutRound{
+	{"ho_", []string{"lean", "default"}},
+	{"ho2_", labelledModes},
+}
+
+// heldOutModes are the capture modes of a held-out program; nil for the
+// labelled set's own programs.
+func heldOutModes(name string) []string {
+	for _, r := range heldOutRounds {
+		if strings.HasPrefix(name, r.prefix) {
+			return r.modes
+		}
+	}
+	return nil
+}
 
 // labelledPrograms lists the programs of fixtures/labelled/programs, sorted:
-// the held-out ones (heldOut) or the others.
-func labelledPrograms(t *testing.T, heldOut bool) []string {
+// those of the held-out round with the prefix, or with prefix "" the
+// labelled set's own (no held-out round's).
+func labelledPrograms(t *testing.T, prefix string) []string {
 	t.Helper()
 	paths, err := filepath.Glob(filepath.Join(labelledDir(), "programs", "*.py"))
 	if err != nil {
@@ -70,14 +91,16 @@ func labelledPrograms(t *testing.T, heldOut bool) []string {
 	}
 	var out []string
 	for _, p := range paths {
-		b := filepath.Base(p)
-		if !strings.HasPrefix(b, "_") && strings.HasPrefix(b, heldOutPrefix) == heldOut {
-			out = append(out, strings.TrimSuffix(b, ".py"))
+		b := strings.TrimSuffix(filepath.Base(p), ".py")
+		switch {
+		case strings.HasPrefix(b, "_"):
+		case prefix == "" && heldOutModes(b) == nil, prefix != "" && strings.HasPrefix(b, prefix):
+			out = append(out, b)
 		}
 	}
 	sort.Strings(out)
-	if want := map[bool]int{false: 32, true: 10}[heldOut]; len(out) < want {
-		t.Fatalf("%d labelled programs (held out: %v), want at least %d", len(out), heldOut, want)
+	if want := map[string]int{"": 32, "ho_": 10, "ho2_": 9}[prefix]; len(out) < want {
+		t.Fatalf("%d labelled programs (prefix %q), want at least %d", len(out), prefix, want)
 	}
 	return out
 }

@@ -17,7 +17,7 @@ import "testing"
 func TestLabelledHeldOut(t *testing.T) {
 	t.Chdir("..")
 	t.Logf("held out (written after the rules)")
-	scoreRuns(t, "held out, ", labelledPrograms(t, true), []labelledRun{
+	scoreRuns(t, "held out, ", labelledPrograms(t, "ho_"), []labelledRun{
 		{"lean", "lean", Options{}, 0.750, 0.644},
 		{"nsys defaults", "default", Options{}, 0.700, 0.644},
 	})

@@ -131,13 +131,13 @@ func TestLabelledScore(t *testing.T) {
 	t.Chdir("..")
 	withSource := Options{SourceRoot: "."} // the repository's root
 	found := Options{FindSources: true}
-	scoreRuns(t, "", labelledPrograms(t, false), []labelledRun{
-		{"lean", "lean", Options{}, 0.810, 0.602},
-		{"nsys defaults", "default", Options{}, 0.797, 0.602},
-		{"autograd NVTX", "autograd", Options{}, 0.851, 0.794},
-		{"backtraces, no source", "backtrace", Options{}, 0.837, 0.794},
-		{"backtraces, source found without flags", "backtrace", found, 0.891, 0.863},
-		{"backtraces + --source-root", "backtrace", withSource, 0.891, 0.863},
+	scoreRuns(t, "", labelledPrograms(t, ""), []labelledRun{
+		{"lean", "lean", Options{}, 0.824, 0.616},
+		{"nsys defaults", "default", Options{}, 0.810, 0.616},
+		{"autograd NVTX", "autograd", Options{}, 0.864, 0.808},
+		{"backtraces, no source", "backtrace", Options{}, 0.864, 0.835},
+		{"backtraces, source found without flags", "backtrace", found, 0.959, 0.986},
+		{"backtraces + --source-root", "backtrace", withSource, 0.959, 0.986},
 	})
 }
 

@@ -351,5 +351,11 @@ func shortFile(file string) string {
 			return file[i+len(marker):]
 		}
 	}
+	// the standard library: /usr/lib/python3.12/logging/__init__.py
+	if i := strings.LastIndex(file, "/lib/python"); i >= 0 {
+		if j := strings.IndexByte(file[i+len("/lib/python"):], '/'); j >= 0 {
+			return file[i+len("/lib/python")+j+1:]
+		}
+	}
 	return file
 }

@@ -63,6 +63,19 @@ func (a *pyAnalysis) follow(v *sitter.Node, depth int) flow {
 				return flow{}
 			}
 			v = p
+		case "attribute":
+			// a method that keeps the data: x.cpu().numpy(), t.detach().tolist()
+			call := p.Parent()
+			if !sameNode(p.ChildByFieldName("object"), v) || call == nil || call.Kind() != "call" ||
+				!sameNode(call.ChildByFieldName("function"), p) || !keepsData[a.text(p.ChildByFieldName("attribute"))] {
+				return flow{}
+			}
+			v = call
+		case "list_comprehension", "set_comprehension", "generator_expression", "dictionary_comprehension":
+			if !sameNode(p.ChildByFieldName("body"), v) {
+				return flow{} // the iterable or a condition
+			}
+			v = p
 		case "interpolation":
 			s := p.Parent()
 			if s == nil || s.Kind() != "string" {
@@ -120,8 +133,12 @@ func (a *pyAnalysis) stored(stmt, target *sitter.Node, aug bool, depth int) flow
 	}
 	switch target.Kind() {
 	case "subscript", "attribute":
-		if a.containerNeeded(containerOf(target)) {
-			return flow{} // stored in a container the function uses (pycontainer.go)
+		held := containerOf(target)
+		if target.Kind() == "attribute" {
+			held = target
+		}
+		if a.containerNeeded(held) {
+			return flow{} // stored where the program may need it (pycontainer.go)
 		}
 		return a.at(UseLog, stmt) // kept in a container or an object
 	case "identifier":
@@ -307,6 +324,11 @@ var (
 		"randint": true, "arange": true, "new_zeros": true, "new_empty": true, "new_ones": true, "view": true,
 		"reshape": true, "expand": true, "repeat": true, "narrow": true, "split": true, "tensor_split": true,
 		"chunk": true, "topk": true, "resize_": true, "unflatten": true, "pad": true}
+	// keepsData are methods whose result holds the data of the object they
+	// are called on, converted or reshaped.
+	keepsData = map[string]bool{"numpy": true, "tolist": true, "detach": true, "clone": true, "copy": true, "float": true,
+		"double": true, "long": true, "int": true, "half": true, "contiguous": true, "squeeze": true, "flatten": true,
+		"ravel": true, "astype": true, "item": true}
 	// throughCalls return the value, converted or picked: their result is followed.
 	throughCalls = map[string]bool{"int": true, "float": true, "round": true, "abs": true, "max": true, "min": true,
 		"sorted": true, "sum": true, "str": true, "repr": true, "format": true, "list": true, "tuple": true, "dict": true}

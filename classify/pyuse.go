@@ -13,6 +13,8 @@ package classify
 // and the grammar's generated parser are compiled with the package).
 
 import (
+	"strings"
+
 	sitter "github.com/tree-sitter/go-tree-sitter"
 	python "github.com/tree-sitter/tree-sitter-python/bindings/go"
 )
@@ -30,6 +32,7 @@ const (
 	readTruth                  // bool(t), or t tested where it stands (if t:, min(a, b))
 	readFormat                 // f"{t:.3f}", format(t, ...) (Tensor.__format__)
 	readCall                   // a call of the function fn, which returned the value
+	readCopy                   // t.cpu(), t.to("cpu"), t.numpy(): a copy to the host
 )
 
 // pyRead names the read to look for on a line.
@@ -62,7 +65,7 @@ func pyUse(src []byte, line int, rd pyRead) (out pyOutcome, parsed bool) {
 	if root.HasError() {
 		return out, false
 	}
-	a := &pyAnalysis{src: src, row: uint(line - 1), tainted: map[string]bool{}}
+	a := &pyAnalysis{src: src, root: root, row: uint(line - 1), tainted: map[string]bool{}}
 	reads := a.findReads(root, rd)
 	if len(reads) == 0 {
 		if rd.kind == readTruth && a.testsOnRow(root) {
@@ -88,6 +91,7 @@ func pyUse(src []byte, line int, rd pyRead) (out pyOutcome, parsed bool) {
 // pyAnalysis holds one query's state.
 type pyAnalysis struct {
 	src     []byte
+	root    *sitter.Node // the module
 	row     uint
 	tainted map[string]bool // variables being followed (assignments that loop back)
 }
@@ -159,6 +163,8 @@ func (a *pyAnalysis) isRead(n *sitter.Node, rd pyRead) bool {
 		return name == "format" && nargs >= 1
 	case readCall:
 		return name == rd.fn
+	case readCopy:
+		return method && ((name == "cpu" || name == "numpy") && nargs == 0 || name == "to" && strings.Contains(a.text(args), "cpu"))
 	}
 	return false
 }

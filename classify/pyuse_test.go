@@ -8,7 +8,7 @@ import (
 // TestPyUse runs the parse-tree analysis on small functions: the read is on
 // the line marked "# <-".
 func TestPyUse(t *testing.T) {
-	item, truth := pyRead{kind: readItem}, pyRead{kind: readTruth}
+	item, truth, cp := pyRead{kind: readItem}, pyRead{kind: readTruth}, pyRead{kind: readCopy}
 	cases := []struct {
 		name     string
 		src      string
@@ -73,6 +73,24 @@ func TestPyUse(t *testing.T) {
 		{"appended, list iterated", "def f(x, ds):\n    out = []\n    out.append(x.item())  # <-\n    for d in out:\n        pass\n", item, UseNone, false},
 		{"appended, list tested", "def f(x):\n    seen = []\n    seen.append(x.item())  # <-\n    if seen[-1] > 3:\n        pass\n", item, UseNone, false},
 		{"stored, dict returned", "def f(x):\n    m = {}\n    m['n'] = x.item()  # <-\n    return m\n", item, UseNone, false},
+		// Copies to the host (readCopy): kept for later, or needed at once.
+		{"copy appended", "def f(x, out):\n    out.append(x.cpu())  # <-\n", cp, UseLog, false},
+		{"copy chained to numpy, appended", "def f(p, out):\n    out.append(p.detach().cpu().numpy())  # <-\n", cp, UseLog, false},
+		{"copy to('cpu') stored by key", "def f(x, preds, i):\n    preds[i] = x.argmax(-1).to('cpu')  # <-\n", cp, UseLog, false},
+		{"copies in a dict comprehension, appended", "def f(m, snaps):\n    snaps.append({k: v.cpu() for k, v in m.items()})  # <-\n", cp, UseLog, false},
+		{"copies in a list comprehension, appended", "def f(ts, snaps):\n    snaps.append([t.cpu() for t in ts])  # <-\n", cp, UseLog, false},
+		{"copy tested at once, through a method: not known", "def f(h):\n    v = h.cpu()  # <-\n    if v.abs().max() > 3:\n        pass\n", cp, UseNone, false},
+		{"copy tested at once", "def f(h):\n    v = h.cpu().numpy()  # <-\n    if v.any():\n        pass\n", cp, UseNone, false},
+		{"copy into an unknown call", "def f(h):\n    np.save('a.npy', h.cpu().numpy())  # <-\n", cp, UseNone, false},
+		{"copy iterated in a comprehension", "def f(h):\n    return [v for v in h.cpu()]  # <-\n", cp, UseNone, false},
+		// A closure's container is looked for where it is bound.
+		{"closure list only printed", "def main():\n    kept = []\n    def step(x):\n        kept.append(x.item())  # <-\n    run(step)\n    print(len(kept))\n", item, UseLog, false},
+		{"closure list iterated by its owner", "def main():\n    kept = []\n    def step(x):\n        kept.append(x.item())  # <-\n    run(step)\n    for k in kept:\n        pass\n", item, UseNone, false},
+		// An attribute is needed if any read of it in the file tests, returns or sizes.
+		{"attribute returned by another method", "class G:\n    def observe(self, x):\n        self.last = x.item()  # <-\n    def diverged(self):\n        return self.last > 100\n", item, UseNone, false},
+		{"attribute tested in another method", "class M:\n    def record(self, x):\n        self.last = x.cpu()  # <-\n    def check(self):\n        if self.last.isnan().any():\n            raise ValueError\n", cp, UseNone, false},
+		{"attribute list appended, then returned", "class T:\n    def update(self, p):\n        self.hist.append(p.cpu())  # <-\n    def summary(self):\n        return sum(self.hist)\n", cp, UseNone, false},
+		{"attribute list only printed", "class T:\n    def update(self, p):\n        self.hist.append(p.cpu())  # <-\n    def show(self):\n        print(self.hist)\n", cp, UseLog, false},
 		{"stored, dict logged", "def f(x, log):\n    m = {}\n    m['n'] = x.item()  # <-\n    log.info('%s', m)\n", item, UseLog, false},
 	}
 	for _, tc := range cases {

@@ -81,6 +81,23 @@ type Pattern struct {
 // to a scalar: .item(), bool(t) and truth tests, int(t), float(t).
 var scalarReads = []string{"THPVariable_item", "THPVariable_is_nonzero", "THPVariable_bool", "THPVariable_integral_scalar", "THPVariable_float_scalar"}
 
+// displayFrames are the Python frames of library code that reads a value
+// only to show it (path suffixes, "file.py:function" where the file does
+// more than display).
+var displayFrames = []string{
+	"/logging/__init__.py",
+	"tqdm/std.py:format_meter", "tqdm/std.py:format_dict", "tqdm/std.py:__str__", "tqdm/std.py:set_postfix",
+	"tqdm/std.py:set_description", "tqdm/std.py:display",
+	"lightning/pytorch/callbacks/progress/progress_bar.py", "lightning/pytorch/callbacks/progress/tqdm_progress.py",
+	"lightning/pytorch/callbacks/progress/rich_progress.py",
+	"lightning/pytorch/trainer/connectors/logger_connector/logger_connector.py",
+	"pytorch_lightning/callbacks/progress/progress_bar.py", "pytorch_lightning/callbacks/progress/tqdm_progress.py",
+	"pytorch_lightning/callbacks/progress/rich_progress.py",
+	"pytorch_lightning/trainer/connectors/logger_connector/logger_connector.py",
+	"torch/utils/tensorboard/summary.py", "torch/utils/tensorboard/writer.py",
+	"tensorboardX/summary.py", "tensorboardX/writer.py",
+}
+
 // Rules is the classifier's table, strongest and most specific first.
 var Rules = []Rule{
 	// --- Python frames of torch itself (--python-backtrace=cuda) -----------
@@ -98,8 +115,19 @@ var Rules = []Rule{
 		Dependency: DepFalse, Category: CatExplicitSync, Confidence: 0.8, Subject: "this sync",
 		Fix: "{site} is the profiler's own synchronize (nsys --pytorch=autograd-nvtx enters emit_nvtx): not part of the program, nothing to change."},
 
+	// A library reading a value only to show it: a log record formatted
+	// (the standard library's logging), a progress bar's postfix,
+	// Lightning's progress bars and logger connector, TensorBoard's
+	// writer. The value read stays inside the library's formatting.
+	{Name: "read by a library to display it", Python: displayFrames, Pattern: Pattern{Copy: trace.CopyDtoH},
+		Dependency: DepFalse, Category: CatLogging, Confidence: 0.8, Subject: "the library's display code",
+		Fix: "the library reads the value back only to show or log it (a log record, a progress bar, a metrics logger). " +
+			"Log less often (Lightning: `log_every_n_steps`, `self.log(..., prog_bar=False)` for per-step values; " +
+			"a progress bar: update its postfix every N steps), or log values kept on the GPU and read them together."},
+
 	// torch's own code that reads a GPU value to decide what to do next
 	{Name: "GradScaler's inf check", Python: []string{"torch/amp/grad_scaler.py:_maybe_opt_step", "torch/cuda/amp/grad_scaler.py:_maybe_opt_step"},
+		GPU: readsInfCheck, GPUDoc: "a read of at most 8 bytes right after GradScaler's unscale kernel (`_amp_foreach_non_finite_check_and_unscale_`)",
 		Dependency: DepTrue, Category: CatControlFlow, Confidence: 0.85, Subject: "`scaler.step(optimizer)`",
 		Fix: "{site}: GradScaler reads whether the gradients hold inf/NaN to decide whether to skip `optimizer.step()` — one small read a step, inherent to " +
 			"dynamic loss scaling. Train in bf16 autocast without a scaler where the GPU supports it, or keep it."},
@@ -125,6 +153,13 @@ var Rules = []Rule{
 		Dependency: DepFalse, Category: CatLogging, Confidence: 0.85, Subject: "this line",
 		Fix: "{site} reads a value only to log or accumulate it. Keep it on the GPU (`vals.append(t.detach())`, `total += t.detach()`) " +
 			"and read once every N steps (`torch.stack(vals).tolist()`)."},
+
+	{Name: "copy to the host is only kept", Native: []string{"THPVariable_tolist", "THPVariable_cpu", "THPVariable_numpy", "THPVariable_to"}, Use: UseLog,
+		Pattern:    Pattern{Copy: trace.CopyDtoH},
+		Dependency: DepFalse, Category: CatDeviceToHost, Confidence: 0.75, Subject: "this line",
+		Fix: "{site} copies data the program only stores or logs: nothing reads it before the loop goes on. Keep the tensors on the GPU " +
+			"and copy them together once (`torch.cat(kept).cpu()` after the loop), or copy into a pinned buffer with `non_blocking=True` " +
+			"and synchronize on an event before the data is read."},
 
 	// --- aten ops and the ops just before (--pytorch=autograd-nvtx) -------
 	{Name: "formatting a 0-d tensor", Printing: true, When: formatsScalar, WhenDoc: "aten::item right after aten::detach (Tensor.__format__ does self.detach().item())",

@@ -19,6 +19,7 @@ func appendSiteKey(b []byte, nm *names, s *trace.Sync) []byte {
 		// whatever the path that led there (warm-up or loop).
 		top := &py[nm.programFrame(py)]
 		b = appendAPIs(append(b, "py|"...), nm, s, "+")
+		b = appendCopyDirection(b, s)
 		b = append(append(append(b, '|'), nm.key(top.File)...), ':')
 		return strconv.AppendInt(b, top.Line, 10)
 	}
@@ -49,6 +50,16 @@ func appendSiteKey(b []byte, nm *names, s *trace.Sync) []byte {
 		b = nm.appendFolded(b, r.Name)
 	}
 	return append(append(b, '|'), s.Scope.String()...)
+}
+
+// appendCopyDirection appends the direction of the sync's copy, if any:
+// one line (a library call such as generate()) may both copy a constant to
+// the GPU and read a flag back, two waits with two different fixes.
+func appendCopyDirection(b []byte, s *trace.Sync) []byte {
+	if c := s.Copy; c != nil && !c.Memset {
+		b = strconv.AppendInt(append(b, "|copy"...), int64(foldDirection(c.Direction)), 10)
+	}
+	return b
 }
 
 // siteLocation is where the sync's site is in the program (see

@@ -59,7 +59,11 @@ func refSiteKey(s *trace.Sync) (string, Location) {
 	apis := strings.Join(s.APIs(), "+")
 	if py := s.Python(); len(py) > 0 {
 		top := py[ProgramFrame(py)]
-		return fmt.Sprintf("py|%s|%s:%d", apis, top.File, top.Line), siteLocation(newNames(), s)
+		dir := ""
+		if c := s.Copy; c != nil && !c.Memset {
+			dir = fmt.Sprintf("|copy%d", foldDirection(c.Direction))
+		}
+		return fmt.Sprintf("py|%s%s|%s:%d", apis, dir, top.File, top.Line), siteLocation(newNames(), s)
 	}
 	if user := UserFrames(s.Native()); len(user) > 0 {
 		var frames []string

@@ -152,6 +152,8 @@ func (f *facts) pyRead() pyRead {
 		return pyRead{kind: readInt}
 	case f.nativeFrame("THPVariable_float_scalar") >= 0:
 		return pyRead{kind: readFloat}
+	case f.nativeFrame("THPVariable_cpu") >= 0, f.nativeFrame("THPVariable_numpy") >= 0, f.nativeFrame("THPVariable_to") >= 0:
+		return pyRead{kind: readCopy}
 	}
 	return pyRead{kind: readTruth}
 }
