@@ -135,9 +135,9 @@ func TestLabelledScore(t *testing.T) {
 		{"lean", "lean", Options{}, 0.824, 0.616},
 		{"nsys defaults", "default", Options{}, 0.810, 0.616},
 		{"autograd NVTX", "autograd", Options{}, 0.864, 0.808},
-		{"backtraces, no source", "backtrace", Options{}, 0.864, 0.835},
-		{"backtraces, source found without flags", "backtrace", found, 0.959, 0.986},
-		{"backtraces + --source-root", "backtrace", withSource, 0.959, 0.986},
+		{"backtraces, no source", "backtrace", Options{}, 0.878, 0.835},
+		{"backtraces, source found without flags", "backtrace", found, 0.972, 0.986},
+		{"backtraces + --source-root", "backtrace", withSource, 0.972, 0.986},
 	})
 }
 

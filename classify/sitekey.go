@@ -17,9 +17,15 @@ func appendSiteKey(b []byte, nm *names, s *trace.Sync) []byte {
 	if py := s.Python(); len(py) > 0 {
 		// One place in the program: its innermost frame of its own code,
 		// whatever the path that led there (warm-up or loop).
-		top := &py[nm.programFrame(py)]
+		at := nm.programFrame(py)
+		top := &py[at]
 		b = appendAPIs(append(b, "py|"...), nm, s, "+")
 		b = appendCopyDirection(b, s)
+		// A sync made inside another library: the library's function that
+		// made it, for one program line may call into several.
+		if lib := libraryFrame(nm, py[:at]); lib != nil {
+			b = append(append(append(append(b, "|lib "...), nm.key(lib.File)...), ':'), nm.key(lib.Function)...)
+		}
 		b = append(append(append(b, '|'), nm.key(top.File)...), ':')
 		return strconv.AppendInt(b, top.Line, 10)
 	}
@@ -50,6 +56,17 @@ func appendSiteKey(b []byte, nm *names, s *trace.Sync) []byte {
 		b = nm.appendFolded(b, r.Name)
 	}
 	return append(append(b, '|'), s.Scope.String()...)
+}
+
+// libraryFrame is the innermost frame of a library other than torch among
+// the frames inside the program's, nil when there is none.
+func libraryFrame(nm *names, inside []trace.PyFrame) *trace.PyFrame {
+	for i := range inside {
+		if !isTorchFile(nm.cleanFile(inside[i].File)) {
+			return &inside[i]
+		}
+	}
+	return nil
 }
 
 // appendCopyDirection appends the direction of the sync's copy, if any:

@@ -63,6 +63,12 @@ func refSiteKey(s *trace.Sync) (string, Location) {
 		if c := s.Copy; c != nil && !c.Memset {
 			dir = fmt.Sprintf("|copy%d", foldDirection(c.Direction))
 		}
+		for _, f := range py[:ProgramFrame(py)] {
+			if !isTorchFile(f.File) {
+				dir += "|lib " + f.File + ":" + f.Function
+				break
+			}
+		}
 		return fmt.Sprintf("py|%s%s|%s:%d", apis, dir, top.File, top.Line), siteLocation(newNames(), s)
 	}
 	if user := UserFrames(s.Native()); len(user) > 0 {
