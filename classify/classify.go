@@ -57,6 +57,16 @@ type Site struct {
 	// Basis is the weakest basis of its syncs' verdicts: a site is decided
 	// only when every sync is (see Likely and Decided).
 	Basis Basis
+	// Phase is the part of the run its syncs belong to (set-up, tear-down,
+	// the profiler's own; empty: the program's steady work), and
+	// PhaseReason says how the trace shows it. Syncs of different phases
+	// are different sites.
+	Phase       Phase
+	PhaseReason string
+	// NeededCopyBytes is the largest device-to-host copy of its syncs
+	// that brings more than a scalar to the host: data the program uses,
+	// which a rewrite still copies (0: none).
+	NeededCopyBytes int64
 }
 
 // Location is where a site is in the program.
@@ -89,15 +99,20 @@ func (o Options) Sites(t *trace.Trace) []Site {
 			// are different places in the program.
 			key = append(append(key, "|rule "...), table[ids[i]].Rule...)
 		}
+		phase, why := syncPhase(s, t.Evidence)
+		if phase != PhaseSteady {
+			key = append(append(key, "|phase "...), phase...)
+		}
 		k, ok := byKey[string(key)]
 		if !ok {
 			k = int32(len(order))
 			byKey[string(key)] = k
 			order = append(order, &Site{Key: string(key), APIs: s.APIs(), Reason: s.Reason.String(), Location: siteLocation(nm, s), NVTX: nvtxPath(s),
-				Dependency: DepUnknown, Category: "unknown", Basis: BasisNone})
+				Dependency: DepUnknown, Category: "unknown", Basis: BasisNone, Phase: phase, PhaseReason: why})
 		}
 		siteOf[i] = k
 		order[k].BlockedNs += s.Duration()
+		order[k].NeededCopyBytes = max(order[k].NeededCopyBytes, neededCopyBytes(s))
 	}
 	// Every site's syncs, in index order, in one array cut per site.
 	counts := make([]int, len(order))
@@ -120,6 +135,7 @@ func (o Options) Sites(t *trace.Trace) []Site {
 		s.ID = fmt.Sprintf("s%d", i+1)
 		fillVerdict(s, tl.tally(s.Syncs, ids), table)
 		printedSite(s, t, ids, table)
+		explainNeeded(s)
 		out[i] = *s
 	}
 	return out

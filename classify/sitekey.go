@@ -10,7 +10,7 @@ import (
 
 // appendSiteKey appends the sync's site key to b: the place a sync comes
 // from — its Python frames, else its native call path, else its API
-// sequence, stream and NVTX path. Grouping a sync with a known site
+// sequence and NVTX path, and its stream when no NVTX range encloses it. Grouping a sync with a known site
 // allocates nothing. Names enter it in their key form (names.key), so a
 // key is the same from run to run and bounded however long a name is.
 func appendSiteKey(b []byte, nm *names, s *trace.Sync) []byte {
@@ -47,9 +47,17 @@ func appendSiteKey(b []byte, nm *names, s *trace.Sync) []byte {
 	}
 	b = appendAPIs(append(b, "api|"...), nm, s, "+")
 	b = append(append(b, '|'), s.Reason.String()...)
-	b = strconv.AppendInt(append(b, '|'), s.Stream, 10)
 	b = append(b, '|')
-	for i, r := range s.NVTX() {
+	ranges := s.NVTX()
+	if len(ranges) == 0 {
+		// Nothing but the stream tells two such places apart. Inside an
+		// NVTX range, the range names the place (a library function such
+		// as ncclCommInitRank, a step of the program): the same call there
+		// on several streams is one site.
+		b = strconv.AppendInt(b, s.Stream, 10)
+	}
+	b = append(b, '|')
+	for i, r := range ranges {
 		if i > 0 {
 			b = append(b, '/')
 		}

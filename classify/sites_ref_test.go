@@ -24,15 +24,20 @@ func refSites(t *trace.Trace, verdicts []Verdict) []Site {
 		if strings.HasPrefix(key, "api|") {
 			key += "|rule " + verdicts[i].Rule
 		}
+		phase, why := syncPhase(s, t.Evidence)
+		if phase != PhaseSteady {
+			key += "|phase " + string(phase)
+		}
 		site := byKey[key]
 		if site == nil {
 			site = &Site{Key: key, APIs: s.APIs(), Reason: s.Reason.String(), Location: loc, NVTX: nvtxPath(s),
-				Dependency: DepUnknown, Category: "unknown"}
+				Dependency: DepUnknown, Category: "unknown", Phase: phase, PhaseReason: why}
 			byKey[key] = site
 			order = append(order, site)
 		}
 		site.Syncs = append(site.Syncs, i)
 		site.BlockedNs += s.Duration()
+		site.NeededCopyBytes = max(site.NeededCopyBytes, neededCopyBytes(s))
 	}
 	sort.SliceStable(order, func(a, b int) bool { return order[a].BlockedNs > order[b].BlockedNs })
 	identity := make([]int32, len(t.Syncs)) // verdicts are per sync here
@@ -50,6 +55,7 @@ func refSites(t *trace.Trace, verdicts []Verdict) []Site {
 		}
 		fillVerdict(s, tallies, table)
 		printedSite(s, t, identity, verdicts)
+		explainNeeded(s)
 		out[i] = *s
 	}
 	return out
@@ -95,7 +101,11 @@ func refSiteKey(s *trace.Sync) (string, Location) {
 		}
 		nvtx = append(nvtx, b.String())
 	}
-	return fmt.Sprintf("api|%s|%s|%d|%s|%s", apis, s.Reason, s.Stream, strings.Join(nvtx, "/"), s.Scope), Location{}
+	stream := "" // the NVTX path names the place; without one, the stream does
+	if len(nvtx) == 0 {
+		stream = fmt.Sprint(s.Stream)
+	}
+	return fmt.Sprintf("api|%s|%s|%s|%s|%s", apis, s.Reason, stream, strings.Join(nvtx, "/"), s.Scope), Location{}
 }
 
 // TestSitesMatchReference groups every fixture and corpus export both ways,

@@ -14,7 +14,11 @@ import (
 type Options struct {
 	// FalseSites are the IDs of the sites removed together for the
 	// false-dependency estimate. Nil: the sites whose Dependency is
-	// "false". An empty, non-nil slice removes none.
+	// "false". An empty, non-nil slice removes none. A site named here
+	// that copies data to the host is replayed removed, copy and all (the
+	// caller says the program does not need it); unnamed, such a site
+	// adds only its bounded saving. Sites of set-up, tear-down or the
+	// profiler are never removed.
 	FalseSites []string
 	// Calibration supplies constants the trace does not show; nil: the
 	// defaults.
@@ -132,18 +136,56 @@ type SiteEstimate struct {
 	// windows replayed around the site's occurrences.
 	Windows int  `json:"windows"`
 	Sampled bool `json:"sampled"`
+	// DeleteSavingsNs is what the replay saves with the site's waits
+	// deleted. SavingsNs is that, but for a site outside the removable
+	// totals (0) or one that copies data the host uses (at most
+	// CopyOverlapBoundNs).
+	DeleteSavingsNs       int64   `json:"delete_savings_ns"`
+	DeleteSavingsFraction float64 `json:"delete_savings_fraction"`
+	// Phase is the site's phase when it is set-up, tear-down or the
+	// profiler's own: its SavingsNs is 0 and it stays out of every
+	// scenario; UncountedSavingsNs is what deleting its waits would save.
+	Phase              string `json:"phase,omitempty"`
+	UncountedSavingsNs int64  `json:"uncounted_savings_ns,omitempty"`
+	// CopyOverlapBoundNs, for a site that copies data the host uses, is
+	// the most an asynchronous copy into pinned memory overlaps with
+	// other work (see model.copyOverlap); Bound says which limit gave
+	// SavingsNs (BoundCopyOverlap or BoundDelete), "" for other sites.
+	CopyOverlapBoundNs int64  `json:"copy_overlap_bound_ns,omitempty"`
+	Bound              string `json:"bound,omitempty"`
+	// Parts are what the saving is made of.
+	Parts SavingsParts `json:"parts"`
 }
 
-// Scenario is the saving of removing several sites together.
+// Scenario is the saving of removing several sites together. Sites of
+// set-up, tear-down or the profiler are never in one (ExcludedSiteIDs);
+// sites that copy data the host uses are not replayed with the others but
+// add their bounded saving (BoundedSiteIDs).
 type Scenario struct {
 	SiteIDs         []string `json:"site_ids"`
 	Syncs           int      `json:"syncs"`
 	SavingsNs       int64    `json:"estimated_savings_ns"`
 	SavingsFraction float64  `json:"estimated_savings_fraction"`
+	ExcludedSiteIDs []string `json:"excluded_site_ids,omitempty"`
+	BoundedSiteIDs  []string `json:"bounded_site_ids,omitempty"`
 }
 
 // ErrEmptyRegion is returned for a region of no duration.
 var ErrEmptyRegion = errors.New("the region has no duration")
+
+// Unestimable says why the trace's savings cannot be estimated, "" when
+// they can. Without GPU activity (no kernel, memcpy or memset rows: the
+// export lacks CUPTI's activity tables) the replay knows neither what a
+// sync waited for nor what the GPU did after it, and would call every
+// blocked nanosecond removable.
+func Unestimable(t *trace.Trace) string {
+	if !t.Evidence.GPUActivity {
+		return "the export has CUDA API calls but no GPU activity (no kernel, memcpy or memset rows), " +
+			"so what each sync waited for is unknown; profile again with GPU activity traced " +
+			"('nsys profile -t cuda' traces it by default; on WSL2 and some virtual GPUs it needs a driver that supports CUPTI activity)"
+	}
+	return ""
+}
 
 // Run estimates, for the trace's region, the wall time saved by removing
 // each site's syncs, the false-dependency sites' together, and all syncs.

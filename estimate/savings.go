@@ -16,9 +16,11 @@ func (e *estimator) siteEstimates(ctx context.Context, sites []classify.Site) er
 	work := events * int64(len(sites))
 	for i := range sites {
 		est := SiteEstimate{ID: sites[i].ID, Syncs: len(e.siteIdx[i])}
-		if err := e.siteSavings(ctx, i, work, &est); err != nil {
+		if err := e.siteSavings(ctx, i, work, &est, needed(&sites[i])); err != nil {
 			return fmt.Errorf("site %s: %w", sites[i].ID, err)
 		}
+		e.bound(&sites[i], &est)
+		est.DeleteSavingsFraction = e.fraction(est.DeleteSavingsNs)
 		est.SavingsFraction = e.fraction(est.SavingsNs)
 		e.res.Sampled = e.res.Sampled || est.Sampled
 		e.res.Sites = append(e.res.Sites, est)
@@ -31,11 +33,17 @@ func (e *estimator) siteEstimates(ctx context.Context, sites []classify.Site) er
 // windows), whole while the work allows, else in windows around chunks
 // of occurrences; a sampled region's saving is extrapolated to all the
 // site's occurrences.
-func (e *estimator) siteSavings(ctx context.Context, i int, work int64, est *SiteEstimate) error {
-	var saved int64
+func (e *estimator) siteSavings(ctx context.Context, i int, work int64, est *SiteEstimate, copyBound bool) error {
+	var saved, bound int64
+	var parts SavingsParts
 	replayed := 0
 	for _, p := range e.partsFor(i) {
 		syncs := p.siteSyncs[i]
+		pp, b := p.siteParts(i, copyBound)
+		parts.HostCodeNs += pp.HostCodeNs
+		parts.RewriteCostNs += pp.RewriteCostNs
+		parts.KeptCopyNs += pp.KeptCopyNs
+		bound += b
 		var s int64
 		var err error
 		if work <= e.opt.MaxFullWork {
@@ -59,9 +67,43 @@ func (e *estimator) siteSavings(ctx context.Context, i int, work int64, est *Sit
 	est.SavingsNs = saved
 	if e.sampled {
 		est.Sampled = true
-		est.SavingsNs = extrapolate(saved, len(e.siteIdx[i]), replayed)
+		all := len(e.siteIdx[i])
+		est.SavingsNs = extrapolate(saved, all, replayed)
+		bound = extrapolate(bound, all, replayed)
+		parts.HostCodeNs = extrapolate(parts.HostCodeNs, all, replayed)
+		parts.RewriteCostNs = extrapolate(parts.RewriteCostNs, all, replayed)
+		parts.KeptCopyNs = extrapolate(parts.KeptCopyNs, all, replayed)
+	}
+	for _, si := range e.siteIdx[i] {
+		s := &e.t.Syncs[si]
+		parts.WaitNs += s.Duration()
+		if !s.Gap.DeviceBusy && s.Gap.IdleAfterNs > 0 {
+			parts.GPUIdleAfterNs += s.Gap.IdleAfterNs
+		}
+	}
+	est.Parts = parts
+	if copyBound {
+		est.CopyOverlapBoundNs = bound
 	}
 	return nil
+}
+
+// bound applies to a site's replayed saving the limits of what a rewrite
+// can remove: none for a site of set-up, tear-down or the profiler (its
+// saving is kept apart), at most the copy-overlap bound for a site that
+// copies data the host uses.
+func (e *estimator) bound(site *classify.Site, est *SiteEstimate) {
+	est.DeleteSavingsNs = est.SavingsNs
+	switch {
+	case excluded(site):
+		est.Phase = string(site.Phase)
+		est.UncountedSavingsNs, est.SavingsNs = est.SavingsNs, 0
+	case needed(site):
+		est.Bound = BoundDelete
+		if est.CopyOverlapBoundNs < est.SavingsNs {
+			est.SavingsNs, est.Bound = est.CopyOverlapBoundNs, BoundCopyOverlap
+		}
+	}
 }
 
 // extrapolate scales a saving measured over replayed occurrences to all
@@ -116,17 +158,30 @@ func (e *estimator) scenarios(ctx context.Context, sites []classify.Site) error 
 	for _, id := range e.opt.FalseSites {
 		byID[id] = true
 	}
-	falseIDs, allIDs := []string{}, make([]string, len(sites))
+	falseIDs, allIDs := []string{}, []string{}
+	all := make([]bool, len(sites))
+	// held: syncs no scenario replays removed — of the sites outside the
+	// totals, and of those that copy data the host uses (they add their
+	// bounded saving instead).
+	held := make([]bool, len(sites))
+	var excludedIDs []string
 	for i := range sites {
-		allIDs[i] = sites[i].ID
+		switch {
+		case excluded(&sites[i]):
+			held[i] = true
+			excludedIDs = append(excludedIDs, sites[i].ID)
+			continue
+		case needed(&sites[i]) && !byID[sites[i].ID]:
+			// Named in Options.FalseSites, a copy is taken not to be
+			// needed: the caller knows the rewrite drops it.
+			held[i] = true
+		}
+		all[i] = true
+		allIDs = append(allIDs, sites[i].ID)
 		if e.opt.FalseSites == nil && sites[i].Dependency == classify.DepFalse || byID[sites[i].ID] {
 			chosen[i] = true
 			falseIDs = append(falseIDs, sites[i].ID)
 		}
-	}
-	all := make([]bool, len(sites))
-	for i := range all {
-		all[i] = true
 	}
 	for _, sc := range []struct {
 		dst   *Scenario
@@ -134,19 +189,31 @@ func (e *estimator) scenarios(ctx context.Context, sites []classify.Site) error 
 		sites []bool
 		every bool
 	}{{&e.res.FalseDependency, falseIDs, chosen, false}, {&e.res.AllSyncs, allIDs, all, true}} {
-		s, err := e.scenario(ctx, sc.sites, sc.every)
+		replayed := make([]bool, len(sites))
+		for i, c := range sc.sites {
+			replayed[i] = c && !held[i]
+		}
+		s, err := e.scenario(ctx, replayed, held, sc.every)
 		if err != nil {
 			return err
 		}
-		s.SiteIDs = sc.ids
+		for i, c := range sc.sites {
+			if c && held[i] {
+				s.SavingsNs += e.res.Sites[i].SavingsNs
+				s.Syncs += len(e.siteIdx[i])
+				s.BoundedSiteIDs = append(s.BoundedSiteIDs, sites[i].ID)
+			}
+		}
+		s.SavingsFraction = e.fraction(s.SavingsNs)
+		s.SiteIDs, s.ExcludedSiteIDs = sc.ids, excludedIDs
 		*sc.dst = s
 	}
 	return nil
 }
 
 // scenario removes the chosen sites' syncs together (every: all syncs of
-// the region, in a site or not).
-func (e *estimator) scenario(ctx context.Context, chosen []bool, every bool) (Scenario, error) {
+// the region, in a site or not, but those of the held sites).
+func (e *estimator) scenario(ctx context.Context, chosen, held []bool, every bool) (Scenario, error) {
 	var saved, missed int64
 	replayed, syncs, inMissed := 0, 0, 0
 	for i, c := range chosen {
@@ -165,8 +232,16 @@ func (e *estimator) scenario(ctx context.Context, chosen []bool, every bool) (Sc
 		}
 		var remove []int
 		if every {
+			keep := map[int]bool{}
+			for i, h := range held {
+				if h {
+					for _, l := range p.siteSyncs[i] {
+						keep[l] = true
+					}
+				}
+			}
 			for l := range p.m.syncs {
-				if p.counted(l) {
+				if p.counted(l) && !keep[l] {
 					remove = append(remove, l)
 				}
 			}
@@ -189,6 +264,11 @@ func (e *estimator) scenario(ctx context.Context, chosen []bool, every bool) (Sc
 	} else {
 		if every {
 			syncs = len(e.t.Syncs)
+			for i, h := range held {
+				if h {
+					syncs -= len(e.siteIdx[i])
+				}
+			}
 		}
 		saved = extrapolate(saved, syncs-inMissed, replayed) + missed
 	}

@@ -34,6 +34,9 @@ type Analysis struct {
 	// Allowed maps the IDs of the sites an allow-list accepts to the
 	// reason it gives.
 	Allowed map[string]string
+	// NoEstimate says why no savings were estimated ("" when they were, or
+	// when no reason is known): the export has no GPU activity, say.
+	NoEstimate string
 }
 
 // New groups the trace's syncs into sites, classifies them, and wraps both
@@ -49,13 +52,17 @@ func NewWith(t *trace.Trace, opt classify.Options) *Analysis {
 
 // Ordered returns the sites in report order: largest estimated savings
 // first, then largest blocked time (the order classify gives), so that
-// without estimates the order is classify's.
+// without estimates the order is classify's; the sites of set-up,
+// tear-down and the profiler, which no total counts, last.
 func (a *Analysis) Ordered() []*classify.Site {
 	out := make([]*classify.Site, len(a.Sites))
 	for i := range a.Sites {
 		out[i] = &a.Sites[i]
 	}
 	slices.SortStableFunc(out, func(x, y *classify.Site) int {
+		if c := cmp.Compare(phaseRank(x), phaseRank(y)); c != 0 {
+			return c
+		}
 		return cmp.Compare(a.SavingsNs(y), a.SavingsNs(x))
 	})
 	return out
@@ -146,4 +153,12 @@ func fraction(part, whole int64) float64 {
 		return 0
 	}
 	return float64(part) / float64(whole)
+}
+
+// phaseRank puts the sites every total counts first.
+func phaseRank(s *classify.Site) int {
+	if s.Phase.Counted() {
+		return 0
+	}
+	return 1
 }

@@ -41,6 +41,18 @@ type SiteEstimate struct {
 	SavingsNs int64
 	// Sampled: the estimator simulated a sample of the site's occurrences.
 	Sampled bool
+	// DeleteNs is what deleting the site's waits saves in the replay,
+	// before the bounds (estimate.SiteEstimate.DeleteSavingsNs);
+	// UncountedNs that saving for a site of set-up, tear-down or the
+	// profiler, which counts nowhere.
+	DeleteNs, UncountedNs int64
+	// CopyBoundNs and Bound: for a site that copies data the host uses,
+	// the copy-overlap bound and which limit gave SavingsNs
+	// (estimate.BoundCopyOverlap, estimate.BoundDelete).
+	CopyBoundNs int64
+	Bound       string
+	// Parts are what the saving is made of.
+	Parts estimate.SavingsParts
 }
 
 // SimulateFunc returns the timeline of window as simulated without the
@@ -66,6 +78,9 @@ func (a *Analysis) SavingsNs(s *classify.Site) int64 {
 
 // savingsText formats a site's saving for tables: "-" when not estimated.
 func (a *Analysis) savingsText(s *classify.Site) string {
+	if !s.Phase.Counted() {
+		return "not counted (" + s.Phase.Label() + ")"
+	}
 	if a.Estimates == nil {
 		return "-"
 	}
@@ -83,6 +98,9 @@ func (a *Analysis) savingsText(s *classify.Site) string {
 // totalSavingsText describes the region's estimated savings in one line.
 func (a *Analysis) totalSavingsText() string {
 	if a.Estimates == nil {
+		if a.NoEstimate != "" {
+			return "not estimated: " + a.NoEstimate
+		}
 		return "not estimated"
 	}
 	d := a.Trace.Region.Duration
@@ -103,7 +121,8 @@ func FromEstimate(r *estimate.Result) *Estimates {
 		FalseDependencyNs: r.FalseDependency.SavingsNs, SelfCheckError: r.SelfCheckError, Warnings: r.Warnings}
 	e.Sampled = r.Sampled
 	for _, s := range r.Sites {
-		e.Sites[s.ID] = SiteEstimate{SavingsNs: s.SavingsNs, Sampled: s.Sampled}
+		e.Sites[s.ID] = SiteEstimate{SavingsNs: s.SavingsNs, Sampled: s.Sampled, DeleteNs: s.DeleteSavingsNs, UncountedNs: s.UncountedSavingsNs,
+			CopyBoundNs: s.CopyOverlapBoundNs, Bound: s.Bound, Parts: s.Parts}
 		e.Sampled = e.Sampled || s.Sampled
 	}
 	return e

@@ -63,8 +63,11 @@ func (a *Analysis) GateWith(thresholdPct float64, opt GateOptions) GateResult {
 		g.Basis = GateBasisSavings
 	}
 	for _, s := range a.Ordered() {
-		if s.Dependency != classify.DepFalse {
-			continue
+		if s.Dependency != classify.DepFalse || !s.Phase.Counted() {
+			continue // set-up, tear-down and the profiler's own syncs never count
+		}
+		if s.NeededCopyBytes > 0 && !a.Estimated() {
+			continue // its blocked time is a copy the program needs
 		}
 		if _, ok := a.Allowed[s.ID]; ok {
 			g.Allowed = append(g.Allowed, s.ID)

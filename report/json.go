@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/nsyssync/nsyssync/estimate"
 	"github.com/nsyssync/nsyssync/internal/textsafe"
 	"github.com/nsyssync/nsyssync/trace"
 )
@@ -60,6 +61,12 @@ type Totals struct {
 	// EstimateSampled: some estimate was extrapolated from a sample of the
 	// region (see the warnings); absent otherwise.
 	EstimateSampled bool `json:"estimate_sampled,omitempty"`
+	// EstimateAbsentReason says why no savings were estimated (the savings
+	// fields are then 0); absent when they were.
+	EstimateAbsentReason string `json:"estimate_absent_reason,omitempty"`
+	// UncountedSites counts the sites of set-up, tear-down or the
+	// profiler (SiteJSON.Phase) that no total or gate counts.
+	UncountedSites int `json:"uncounted_sites,omitempty"`
 }
 
 // SiteJSON is one site of the contract.
@@ -95,6 +102,27 @@ type SiteJSON struct {
 	// Decided: the dependency is known and rests on frames, the program's
 	// line or aten ranges; false for unknown and likely verdicts.
 	Decided bool `json:"decided"`
+	// Phase is "setup", "teardown" or "profiler" for a site no total or
+	// gate counts (its estimated_savings_ns is 0), with PhaseReason saying
+	// how the trace shows it; absent for the program's own syncs.
+	Phase       string `json:"phase,omitempty"`
+	PhaseReason string `json:"phase_reason,omitempty"`
+	// NeededCopyBytes: the site copies this much data the host uses to
+	// the host; its saving is bounded (SavingsBound).
+	NeededCopyBytes int64 `json:"needed_copy_bytes,omitempty"`
+	// SavingsExplained is the one line saying what the saving includes;
+	// SavingsParts its parts (absent without estimates).
+	SavingsExplained string                 `json:"savings_explained,omitempty"`
+	SavingsParts     *estimate.SavingsParts `json:"savings_parts,omitempty"`
+	// DeleteSavingsNs is what deleting the site's waits saves in the
+	// replay before any bound; UncountedSavingsNs that saving for a site
+	// no total counts; CopyOverlapBoundNs and SavingsBound the bound of
+	// a site that copies needed data ("copy-overlap" or "delete": which
+	// limit gave the saving).
+	DeleteSavingsNs    *int64 `json:"delete_savings_ns,omitempty"`
+	UncountedSavingsNs int64  `json:"uncounted_savings_ns,omitempty"`
+	CopyOverlapBoundNs *int64 `json:"copy_overlap_bound_ns,omitempty"`
+	SavingsBound       string `json:"savings_bound,omitempty"`
 }
 
 // AllowedJSON says why an allow-list accepts a site.
@@ -178,6 +206,7 @@ func (a *Analysis) documentHead() Document {
 		d.Totals.EstimateSelfCheckError = &e.SelfCheckError
 		d.Totals.EstimateSampled = e.Sampled
 	}
+	d.Totals.EstimateAbsentReason = textsafe.Bound(a.NoEstimate)
 	for _, s := range a.Ordered() {
 		sj := SiteJSON{ID: s.ID, Fingerprint: Fingerprint(s), APIs: bounded(s.APIs), Count: len(s.Syncs), BlockedNs: s.BlockedNs, Dependency: string(s.Dependency),
 			Category: textsafe.Bound(s.Category), Confidence: s.Confidence, Evidence: nonNil(bounded(s.Evidence)), Fix: textsafe.Bound(s.Fix),
@@ -188,6 +217,17 @@ func (a *Analysis) documentHead() Document {
 			e := a.Estimates.Sites[s.ID]
 			sj.EstimatedSavingsNs, sj.EstimateSampled = e.SavingsNs, e.Sampled
 			sj.EstimatedSavingsFraction = fraction(e.SavingsNs, t.Region.Duration)
+			parts, del := e.Parts, e.DeleteNs
+			sj.SavingsParts, sj.DeleteSavingsNs, sj.UncountedSavingsNs, sj.SavingsBound = &parts, &del, e.UncountedNs, e.Bound
+			if s.NeededCopyBytes > 0 {
+				bound := e.CopyBoundNs
+				sj.CopyOverlapBoundNs = &bound
+			}
+		}
+		sj.Phase, sj.PhaseReason, sj.NeededCopyBytes = string(s.Phase), textsafe.Bound(s.PhaseReason), s.NeededCopyBytes
+		sj.SavingsExplained = textsafe.Bound(a.SavingsExplanation(s))
+		if !s.Phase.Counted() {
+			d.Totals.UncountedSites++
 		}
 		if reason, ok := a.Allowed[s.ID]; ok {
 			sj.Allowed = &AllowedJSON{Reason: textsafe.Bound(reason)}

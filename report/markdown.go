@@ -116,6 +116,9 @@ func (a *Analysis) markdownSite(b *strings.Builder, s *classify.Site) {
 	if e := a.savingsText(s); e != "-" {
 		fmt.Fprintf(b, "- **estimated savings**: %s\n", e)
 	}
+	if why := a.SavingsExplanation(s); why != "" {
+		fmt.Fprintf(b, "- **savings explained**: %s\n", mdText(why))
+	}
 	if reason, ok := a.Allowed[s.ID]; ok {
 		fmt.Fprintf(b, "- **allowed**: %s\n", mdText(reason))
 	}

@@ -217,6 +217,9 @@ func (a *Analysis) textDetails(b *strings.Builder, st *styles, opt TextOptions) 
 		if e := a.savingsText(s); e != "-" {
 			field("savings", e)
 		}
+		if why := a.SavingsExplanation(s); why != "" {
+			field("why", termText(why))
+		}
 		if reason, ok := a.Allowed[s.ID]; ok {
 			field("allowed", st.allowed.Render(termText(reason)))
 		}

@@ -135,7 +135,13 @@ func TestDatabaseTwoRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(top) != 3 || top[0].Points[1].BlockedNs != night2[0].Doc.Sites[0].BlockedNs {
+	// The report lists the sites of set-up, tear-down and the profiler
+	// last; Top ranks by blocked time alone.
+	var most int64
+	for _, s := range night2[0].Doc.Sites {
+		most = max(most, s.BlockedNs)
+	}
+	if len(top) != 3 || top[0].Points[1].BlockedNs != most {
 		t.Errorf("top: %+v", top)
 	}
 }

@@ -111,6 +111,10 @@ func estimateSavings(ctx context.Context, x *trace.Export, a *report.Analysis, o
 	if len(t.Syncs) == 0 || t.Region.Duration <= 0 {
 		return nil, nil
 	}
+	if why := estimate.Unestimable(t); why != "" {
+		a.NoEstimate = why
+		return nil, nil
+	}
 	var cal *estimate.Calibration
 	if opt.calibration != "" {
 		c, err := estimate.LoadCalibration(opt.calibration)

@@ -1,0 +1,94 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/nsyssync/nsyssync/classify"
+	"github.com/nsyssync/nsyssync/estimate"
+)
+
+// SavingsExplanation says in one line what a site's saving includes: for
+// a site of set-up, tear-down or the profiler, why it counts nowhere; for
+// one that copies data the host uses, the bound that applies; else the
+// wait, the host code that goes with it, the GPU idle after it, and why
+// the saving can exceed the blocked time. "" without estimates, unless
+// the site's phase alone explains it.
+func (a *Analysis) SavingsExplanation(s *classify.Site) string {
+	if !s.Phase.Counted() {
+		text := "not counted in any total or the gate: " + s.Phase.Label() + ", " + s.PhaseReason
+		if e, ok := a.siteEstimate(s); ok && e.UncountedNs > 0 {
+			text += fmt.Sprintf("; deleting its waits would save %s", Duration(e.UncountedNs))
+		}
+		return text
+	}
+	e, ok := a.siteEstimate(s)
+	if !ok {
+		return ""
+	}
+	p := e.Parts
+	if s.NeededCopyBytes > 0 {
+		overlap := fmt.Sprintf("an asynchronous copy into pinned memory overlaps at most %s of it with the kernels launched before the host's next wait",
+			Duration(e.CopyBoundNs))
+		if e.Bound == estimate.BoundCopyOverlap {
+			return fmt.Sprintf("needed data: the host uses the %s it copies, so the copy and the wait for it stay; %s "+
+				"(deleting the wait would save %s, but only by dropping the copy)", bytesText(s.NeededCopyBytes), overlap, Duration(e.DeleteNs))
+		}
+		return fmt.Sprintf("needed data: the host uses the %s it copies; deleting the wait saves %s, within what %s",
+			bytesText(s.NeededCopyBytes), Duration(e.SavingsNs), strings.TrimPrefix(overlap, "an "))
+	}
+	// The replay nets the parts: what is left after the wait, the host
+	// code and the rewrite's calls is later work moving earlier (> 0) or
+	// work the host still waits for (< 0).
+	rest := e.SavingsNs - p.WaitNs - p.HostCodeNs + p.RewriteCostNs
+	text := fmt.Sprintf("saves %s: the wait %s", Duration(e.SavingsNs), Duration(p.WaitNs))
+	if p.HostCodeNs > 0 {
+		text += " + the host code that issues it " + Duration(p.HostCodeNs)
+	}
+	if p.RewriteCostNs > 0 {
+		text += " − the rewrite's own calls " + Duration(p.RewriteCostNs)
+	}
+	switch {
+	case rest > 0:
+		text += fmt.Sprintf(" + %s as later launches move earlier", Duration(rest))
+	case rest < 0:
+		text += fmt.Sprintf(" − %s still waited for", Duration(-rest))
+		if p.KeptCopyNs > 0 {
+			text += " (the copy stays, made asynchronous: " + Duration(p.KeptCopyNs) + " on the GPU)"
+		} else {
+			text += " (the GPU work the sync waited for still has to finish before later work)"
+		}
+	}
+	if p.GPUIdleAfterNs > 0 {
+		text += "; the GPU idled " + Duration(p.GPUIdleAfterNs) + " after these syncs in the recording"
+	}
+	if e.SavingsNs > p.WaitNs {
+		text += "; more than the blocked time, because the host code around the sync goes with it"
+		if rest > 0 {
+			text += " and later work starts earlier"
+		}
+	}
+	return text
+}
+
+// siteEstimate is the site's estimate, if the estimator ran and has one.
+func (a *Analysis) siteEstimate(s *classify.Site) (SiteEstimate, bool) {
+	if a.Estimates == nil {
+		return SiteEstimate{}, false
+	}
+	e, ok := a.Estimates.Sites[s.ID]
+	return e, ok
+}
+
+// bytesText formats a byte count for a sentence ("512.0 MB").
+func bytesText(n int64) string {
+	switch {
+	case n >= 1_000_000_000:
+		return fmt.Sprintf("%.1f GB", float64(n)/1e9)
+	case n >= 1_000_000:
+		return fmt.Sprintf("%.1f MB", float64(n)/1e6)
+	case n >= 1_000:
+		return fmt.Sprintf("%.1f kB", float64(n)/1e3)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
