@@ -22,7 +22,15 @@ func neededCopyBytes(s *trace.Sync) int64 {
 
 // explainNeeded adds to the evidence of a site that copies data the host
 // uses what removing it can and cannot save.
+//
+// A copy the program's source shows is only stored or logged (the rule
+// "copy to the host is only kept") is not used at once: its site gets a
+// false verdict and no needed bytes, so the rewrite it is told to make
+// (copy once, or asynchronously) is what its saving models.
 func explainNeeded(site *Site) {
+	if site.Dependency == DepFalse && site.Category == CatDeviceToHost {
+		site.NeededCopyBytes = 0
+	}
 	if site.NeededCopyBytes == 0 {
 		return
 	}
