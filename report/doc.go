@@ -20,6 +20,7 @@ import (
 	"slices"
 
 	"github.com/nsyssync/nsyssync/classify"
+	"github.com/nsyssync/nsyssync/program"
 	"github.com/nsyssync/nsyssync/trace"
 )
 
@@ -34,6 +35,9 @@ type Analysis struct {
 	// Allowed maps the IDs of the sites an allow-list accepts to the
 	// reason it gives.
 	Allowed map[string]string
+	// Program is what kind of program the trace profiled (package
+	// program); NewWith detects it.
+	Program program.Program
 }
 
 // New groups the trace's syncs into sites, classifies them, and wraps both
@@ -44,7 +48,11 @@ func New(t *trace.Trace) *Analysis {
 
 // NewWith is New with classifier options (a source root for Python lines).
 func NewWith(t *trace.Trace, opt classify.Options) *Analysis {
-	return &Analysis{Trace: t, Sites: opt.Sites(t)}
+	if opt.Program == nil {
+		p := program.Detect(t)
+		opt.Program = &p
+	}
+	return &Analysis{Trace: t, Sites: opt.Sites(t), Program: *opt.Program}
 }
 
 // Ordered returns the sites in report order: largest estimated savings
