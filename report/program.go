@@ -53,4 +53,3 @@ func (a *Analysis) programJSON() ProgramJSON {
 	}
 	return out
 }
-
