@@ -9,6 +9,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/nsyssync/nsyssync/program"
 	"github.com/nsyssync/nsyssync/trace"
 )
 
@@ -26,6 +27,9 @@ type Options struct {
 	// enough to hold the frame's line are read. nsyssync's commands set
 	// it; with neither field set no file is read.
 	FindSources bool
+	// Program is the profiled program (package program): fixes are
+	// phrased in its words. Nil: detected from the trace.
+	Program *program.Program
 }
 
 // Verdict is the classifier's judgement of one sync.
@@ -67,6 +71,7 @@ func (o Options) Verdicts(t *trace.Trace) []Verdict {
 // nm bounds the names in the facts' keys.
 func (o Options) verdicts(t *trace.Trace, nm *names) (ids []int32, table []Verdict) {
 	src := newSourceReader(o, t.Path)
+	d := o.dialect(t)
 	states := map[int64]*threadState{}
 	lastTid, st := int64(0), (*threadState)(nil)
 	type decided struct {
@@ -108,6 +113,7 @@ func (o Options) verdicts(t *trace.Trace, nm *names) (ids []int32, table []Verdi
 		m, ok := memo[string(key)]
 		if !ok {
 			v, rule := classifySync(newFacts(nm, s, native, nativeAt, src, st))
+			v.Fix = phrase(d, &v, s)
 			m = decided{id: int32(len(table)), printing: rule != nil && rule.Printing}
 			table = append(table, v)
 			memo[string(key)] = m

@@ -20,6 +20,7 @@ import (
 	"slices"
 
 	"github.com/nsyssync/nsyssync/classify"
+	"github.com/nsyssync/nsyssync/program"
 	"github.com/nsyssync/nsyssync/trace"
 )
 
@@ -37,6 +38,9 @@ type Analysis struct {
 	// NoEstimate says why no savings were estimated ("" when they were, or
 	// when no reason is known): the export has no GPU activity, say.
 	NoEstimate string
+	// Program is what kind of program the trace profiled (package
+	// program); NewWith detects it.
+	Program program.Program
 }
 
 // New groups the trace's syncs into sites, classifies them, and wraps both
@@ -47,7 +51,11 @@ func New(t *trace.Trace) *Analysis {
 
 // NewWith is New with classifier options (a source root for Python lines).
 func NewWith(t *trace.Trace, opt classify.Options) *Analysis {
-	return &Analysis{Trace: t, Sites: opt.Sites(t)}
+	if opt.Program == nil {
+		p := program.Detect(t)
+		opt.Program = &p
+	}
+	return &Analysis{Trace: t, Sites: opt.Sites(t), Program: *opt.Program}
 }
 
 // Ordered returns the sites in report order: largest estimated savings

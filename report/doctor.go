@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/nsyssync/nsyssync/program"
 	"github.com/nsyssync/nsyssync/trace"
 )
 
@@ -33,6 +34,10 @@ type Diagnosis struct {
 	Profile      string `json:"profile_command,omitempty"`
 	Export       string `json:"export_command"`
 	ReexportOnly bool   `json:"reexport_only"`
+	// Program is the profiled program (absent when the export could not
+	// be read); the advice is phrased for it.
+	Program *ProgramJSON `json:"program,omitempty"`
+	capture capture
 }
 
 // Check is one kind of evidence.
@@ -87,6 +92,10 @@ func Diagnose(a *Analysis) *Diagnosis {
 		d.GPUs = append(d.GPUs, g.Name)
 	}
 	python := e.PythonMarks || isPythonProgram(t)
+	c := captureFor(a.programOf(), python, e.PythonFrames && a.programOf().Framework == program.Unknown)
+	python = c.python
+	pj := a.programJSON()
+	d.Program = &pj
 	add := func(name string, ok bool, detail, impact, remedy string) {
 		c := Check{Name: name, Status: statusYes, Detail: detail}
 		if !ok {
@@ -106,7 +115,7 @@ func Diagnose(a *Analysis) *Diagnosis {
 		"event syncs cannot be tied to the stream and work they waited for", "")
 	add("GPU info", len(t.GPUs) > 0, strings.Join(d.GPUs, ", "), "the report cannot name the GPU", "")
 	add("native backtraces", e.Backtraces, "CUDA_CALLCHAINS joined to the calls",
-		"no C++ frames (THPVariable_item, …) to group sites by: add --cudabacktrace=all:1000 -s cpu", remedyProfile)
+		nativeImpact(c), remedyProfile)
 	switch {
 	case e.PythonFrames:
 		add("Python backtraces", true, "file:line of each call", "", "")
@@ -121,8 +130,9 @@ func Diagnose(a *Analysis) *Diagnosis {
 			"add --python-backtrace=cuda (with --cudabacktrace and -s cpu)", remedyProfile)
 	}
 	add("NVTX ranges", e.NVTX, "ranges name the phases around syncs; --nvtx limits the analysis to one",
-		"no --nvtx regions and no phase names: add -t nvtx and annotate the program (torch.cuda.nvtx.range)", remedyProfile)
-	if python {
+		"no --nvtx regions and no phase names: add -t nvtx and annotate the program ("+c.annotate+")", remedyProfile)
+	d.traceChecks(a.programOf())
+	if c.torch {
 		add("autograd NVTX", e.AutogradNVTX, "aten op ranges (aten::item, aten::nonzero, …) around syncs",
 			"the PyTorch op behind each sync is unknown: add --pytorch=autograd-nvtx", remedyProfile)
 	}
@@ -133,7 +143,8 @@ func Diagnose(a *Analysis) *Diagnosis {
 	}
 	d.Checks = append(d.Checks, schema)
 	d.Ranges, d.AtenRanges = rangeSummaries(t)
-	d.recommend(python)
+	d.capture = c
+	d.recommend()
 	return d
 }
 
@@ -153,12 +164,12 @@ func DiagnoseFailure(path string, err error) *Diagnosis {
 	default:
 		d.Checks = []Check{{Name: "export file", Status: statusNo, Impact: "not a readable nsys SQLite export: export the .nsys-rep again", remedy: remedyExport}}
 	}
-	d.recommend(false)
+	d.recommend()
 	return d
 }
 
 // recommend fills the command lines that would give the evidence missing.
-func (d *Diagnosis) recommend(python bool) {
+func (d *Diagnosis) recommend() {
 	name := strings.TrimSuffix(filepath.Base(d.Path), filepath.Ext(d.Path))
 	if name == "" || name == "." {
 		name = "report"
@@ -173,13 +184,15 @@ func (d *Diagnosis) recommend(python bool) {
 		d.ReexportOnly = export
 		return
 	}
-	prof := profileBase
-	program := "./your_program"
-	if python {
-		prof += profilePython + profileAutograd
-		program = "python3 your_program.py"
+	d.Profile = profileCommand(d.capture, name)
+}
+
+// nativeImpact is what the analysis loses without native backtraces.
+func nativeImpact(c capture) string {
+	if c.torch {
+		return "no C++ frames (THPVariable_item, …) to group sites by: add --cudabacktrace=all:1000 -s cpu"
 	}
-	d.Profile = fmt.Sprintf("%s -o %s %s", prof, name, program)
+	return "no native frames to tell sites apart and name the program's function behind each sync: add --cudabacktrace=all:1000 -s cpu"
 }
 
 // guessedCopies counts the syncs whose copy was judged by its API name

@@ -90,14 +90,20 @@ func (d *Diagnosis) WriteText(w io.Writer, opt TextOptions) error {
 	b.WriteString("\n" + st.section.Render("FOR BETTER EVIDENCE") + "\n")
 	switch {
 	case d.Profile != "":
-		b.WriteString("Profile again, then export with the Python payload:\n\n")
+		if d.capture.python {
+			b.WriteString("Profile again, then export with the Python payload:\n\n")
+		} else {
+			b.WriteString("Profile again, then export:\n\n")
+		}
 		b.WriteString("  " + textsafe.Escape(d.Profile, textsafe.Terminal) + "\n  " + textsafe.Escape(d.Export, textsafe.Terminal) + "\n")
 		b.WriteString("\n")
-		for _, line := range []string{
-			"Backtraces need CPU sampling (-s cpu), which needs perf_event access",
-			"(kernel.perf_event_paranoid 2 or lower). --pytorch=autograd-nvtx adds",
-			"host overhead: drop it when timing matters more than op names.",
-		} {
+		notes := []string{"Backtraces need CPU sampling (-s cpu), which needs perf_event access",
+			"(kernel.perf_event_paranoid 2 or lower)."}
+		if d.capture.torch {
+			notes = []string{notes[0], notes[1] + " --pytorch=autograd-nvtx adds",
+				"host overhead: drop it when timing matters more than op names."}
+		}
+		for _, line := range notes {
 			b.WriteString(st.dim.Render(line) + "\n")
 		}
 	case d.ReexportOnly:

@@ -101,6 +101,7 @@ func (a *Analysis) htmlPage(ctx context.Context, opt HTMLOptions) (*htmlPage, er
 		{"trace", htmlText(t.Path)},
 		{"export", htmlText(t.Schema.Version())},
 		{"GPU", htmlText(a.GPUName())},
+		{"program", htmlText(a.programText())},
 		{"region", htmlText(a.RegionName()) + ", " + Duration(t.Region.Duration)},
 		{"host syncs", fmt.Sprintf("%d at %d sites; host blocked %s (%s of the region)", len(t.Syncs), len(a.Sites), Duration(blocked), percent(blocked, t.Region.Duration))},
 		{"estimated savings", a.totalSavingsText()},

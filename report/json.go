@@ -37,6 +37,8 @@ type TraceInfo struct {
 	SchemaVersion string     `json:"export_schema_version,omitempty"`
 	GPU           string     `json:"gpu"`
 	Region        RegionJSON `json:"region"`
+	// Program is the profiled program: framework, language, evidence.
+	Program ProgramJSON `json:"program"`
 }
 
 // RegionJSON is the analysed time region.
@@ -197,7 +199,8 @@ func (a *Analysis) documentHead() Document {
 	t := a.Trace
 	d := Document{Schema: SchemaVersion, Sites: []SiteJSON{}, Syncs: []SyncJSON{}, Notes: bounded(t.Warnings)}
 	d.Trace = TraceInfo{Path: textsafe.Bound(t.Path), NsysVersion: textsafe.Bound(t.Schema.NsysVersion), SchemaVersion: textsafe.Bound(t.Schema.SchemaVersion),
-		GPU: textsafe.Bound(a.GPUName()), Region: RegionJSON{Name: textsafe.Bound(t.Region.Name), StartNs: t.Region.Start, EndNs: t.Region.End, DurationNs: t.Region.Duration, Occurrences: len(t.Region.Intervals)}}
+		GPU: textsafe.Bound(a.GPUName()), Region: RegionJSON{Name: textsafe.Bound(t.Region.Name), StartNs: t.Region.Start, EndNs: t.Region.End, DurationNs: t.Region.Duration, Occurrences: len(t.Region.Intervals)},
+		Program: a.programJSON()}
 	d.Totals = Totals{Syncs: len(t.Syncs), BlockedNs: t.BlockedNs()}
 	if e := a.Estimates; e != nil {
 		d.Totals.EstimatedSavingsNs = e.TotalNs

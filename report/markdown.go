@@ -36,6 +36,7 @@ func (a *Analysis) WriteMarkdown(w io.Writer, opt MarkdownOptions) error {
 	if g := a.GPUName(); g != "" {
 		row("GPU", mdText(g))
 	}
+	row("program", mdText(a.programText()))
 	row("region", mdText(a.RegionName())+", "+Duration(t.Region.Duration))
 	blocked := t.BlockedNs()
 	row("host syncs", fmt.Sprintf("%d at %d sites; host blocked %s (%s of the region)",

@@ -78,7 +78,7 @@ func (st *styles) dependency(dep string) lipgloss.Style {
 func (a *Analysis) WriteText(w io.Writer, opt TextOptions) error {
 	st := newStyles(w, opt.Color)
 	var b strings.Builder
-	a.textSummary(&b, st)
+	a.textSummary(&b, st, opt.Width)
 	t := a.Trace
 	if len(t.Syncs) == 0 {
 		b.WriteString("\nNo host syncs found.\n")
@@ -93,7 +93,10 @@ func (a *Analysis) WriteText(w io.Writer, opt TextOptions) error {
 	return nil
 }
 
-func (a *Analysis) textSummary(b *strings.Builder, st *styles) {
+// headerIndent aligns a header value's continuation lines under it.
+const headerIndent = "         "
+
+func (a *Analysis) textSummary(b *strings.Builder, st *styles, width int) {
 	t := a.Trace
 	kv := func(k, v string) {
 		b.WriteString(st.key.Render(fmt.Sprintf("%-9s", k)))
@@ -105,6 +108,7 @@ func (a *Analysis) textSummary(b *strings.Builder, st *styles) {
 	if g := a.GPUName(); g != "" {
 		kv("gpu", termText(g))
 	}
+	kv("program", strings.TrimPrefix(wrapIndent(termText(a.programText()), width, headerIndent), headerIndent))
 	kv("region", termText(a.RegionName())+", "+Duration(t.Region.Duration))
 	blocked := t.BlockedNs()
 	kv("syncs", fmt.Sprintf("%d host syncs at %d sites, host blocked %s (%s of the region)",

@@ -57,6 +57,9 @@ func (x *Export) Load(ctx context.Context, opt LoadOptions) (*Trace, error) {
 	if err != nil {
 		return nil, err
 	}
+	if t.Hints, err = x.loadProgramHints(ctx, domains); err != nil {
+		return nil, err
+	}
 	if opt.NVTX != "" {
 		if t.Region, err = x.findRegion(ctx, opt.NVTX, domains); err != nil {
 			return nil, err

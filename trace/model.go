@@ -19,6 +19,8 @@ type Trace struct {
 	Evidence Evidence
 	Stats    Stats
 	Warnings []string
+	// Hints tell what kind of program was profiled (package program).
+	Hints ProgramHints
 }
 
 // GPU is one device of TARGET_INFO_GPU.
