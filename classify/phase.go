@@ -66,12 +66,18 @@ func syncPhase(s *trace.Sync, ev trace.Evidence) (Phase, string) {
 	// After the last GPU work, outside every NVTX range of the program: the
 	// last iteration of a loop is after the last GPU work too, but inside
 	// the program's ranges, and it is the same site as the others.
-	if afterLastGPUWork(s) && len(s.NVTX()) == 0 && s.Waited.Ops == 0 {
+	// A free there is tear-down even when it waits for the last copy (the
+	// last GPU work); a device synchronize only when it waits for nothing
+	// (the last step's own synchronize waits for its kernels).
+	if afterLastGPUWork(s) && len(s.NVTX()) == 0 {
 		switch {
-		case ev.AutogradNVTX && deviceSync:
-			return PhaseProfiler, "a device synchronize after the last GPU work of an autograd-NVTX capture, outside every range (emit_nvtx's __exit__)"
 		case s.Reason == trace.ReasonFree:
 			return PhaseTeardown, "a free after the process's last GPU work on the device, outside every NVTX range: tear-down at exit"
+		case s.Waited.Ops == 0 && ev.AutogradNVTX && deviceSync:
+			return PhaseProfiler, "a device synchronize after the last GPU work of an autograd-NVTX capture, outside every range (emit_nvtx's __exit__)"
+		case s.Waited.Ops == 0 && deviceSync:
+			return PhaseTeardown, "a device synchronize after the process's last GPU work that waits for nothing, outside every NVTX range: " +
+				"at exit (module unload, context tear-down)"
 		}
 	}
 	return PhaseSteady, ""
