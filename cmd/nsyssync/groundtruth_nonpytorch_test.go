@@ -90,11 +90,15 @@ type npScore struct {
 }
 
 // The floors are the score when the set was committed: a regression under
-// them fails. The misses stay in docs/groundtruth-nonpytorch.md.
+// them fails. The misses stay in docs/groundtruth-nonpytorch.md. The
+// estimate floor fell from 14 to 12 when needed result copies got the
+// copy-overlap bound instead of the deleted copy (issue 16): the CuPy
+// double-buffered rewrite saves 58% of a step where the bound allows 27–30%
+// (the docs say why; issue 17 models the rewrite).
 const (
 	npFloorDepRight     = 4  // fixtures whose dependency is right
 	npFloorBothRight    = 4  // fixtures whose dependency and category are right
-	npFloorEstimateHits = 14 // estimates within target of the measured saving
+	npFloorEstimateHits = 12 // estimates within target of the measured saving
 )
 
 // TestGroundTruthNonPyTorch analyses every fixture of fixtures/nonpytorch
