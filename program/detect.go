@@ -33,6 +33,8 @@ var stringMarkers = []marker{
 	{fw: JAX, sub: "xla::", what: "symbols xla::…"},
 	{fw: JAX, sub: "jaxlib", what: "library jaxlib"},
 	{fw: JAX, sub: "xla_extension", what: "library xla_extension"},
+	{fw: JAX, sub: "XlaModule:", what: "NVTX ranges XlaModule:… (XLA)"},
+	{fw: JAX, sub: "XlaCompile:", what: "NVTX ranges XlaCompile:… (XLA)"},
 	{fw: TensorRT, sub: "nvinfer", what: "library nvinfer (TensorRT)"},
 	{fw: TensorRT, sub: "tensorrt", what: "TensorRT names"},
 	{fw: RAPIDS, sub: "cudf::", what: "kernels cudf::…"},

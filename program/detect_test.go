@@ -134,6 +134,39 @@ func TestDetectFixtures(t *testing.T) {
 	}
 }
 
+// TestDetectNonPyTorchFixtures checks the ground-truth programs beyond
+// PyTorch (fixtures/nonpytorch): each is detected as the framework its
+// truth file names, JAX from XLA's NVTX ranges alone (its lean captures
+// hold no jax:: kernel or library name).
+func TestDetectNonPyTorchFixtures(t *testing.T) {
+	want := map[string]Framework{"cu_": CUDA, "cp_": CuPy, "jax_": JAX}
+	files, _ := filepath.Glob("../fixtures/nonpytorch/*.sqlite.gz")
+	if len(files) < 20 {
+		t.Fatalf("found %d non-PyTorch fixtures, want 20", len(files))
+	}
+	dir := t.TempDir()
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			tr := load(t, fixturegz.Gunzip(t, f, dir))
+			p := Detect(tr)
+			for prefix, fw := range want {
+				if !strings.HasPrefix(filepath.Base(f), prefix) {
+					continue
+				}
+				if fw == CUDA {
+					if p.Framework != CUDA || p.Language != CPP {
+						t.Errorf("detected %s / %s, want plain CUDA from C/C++ (evidence: %s)", p.Framework, p.Language, p.Why())
+					}
+					continue
+				}
+				if p.Framework != fw || p.Language != Python {
+					t.Errorf("detected %s / %s, want %s / Python (evidence: %s)", p.Framework, p.Language, fw, p.Why())
+				}
+			}
+		})
+	}
+}
+
 // TestDetectSummary checks the header's words for detected programs.
 func TestDetectSummary(t *testing.T) {
 	cases := []struct {
