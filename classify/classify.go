@@ -1,6 +1,6 @@
 // Package classify turns each host sync of a trace into a verdict — whether
 // the program needed the wait (a true dependency) or not (a false one), the
-// kind of sync (a category of DESIGN.md's vocabulary), how sure it is, the
+// kind of sync (a category of the vocabulary in docs/design.md), how sure it is, the
 // facts that decided it, and the sync-free rewrite — and groups syncs into
 // sites: one place in the program, with counts, blocked time and the
 // verdict its syncs share.

@@ -2,7 +2,7 @@ package classify
 
 import "github.com/nsyssync/nsyssync/trace"
 
-// Categories: the vocabulary of DESIGN.md.
+// Categories: the vocabulary of docs/design.md.
 const (
 	CatLogging         = "logging"
 	CatControlFlow     = "control-flow"

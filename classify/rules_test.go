@@ -14,7 +14,7 @@ import (
 var vocabulary = map[string]bool{CatLogging: true, CatControlFlow: true, CatDynamicShape: true, CatDeviceToHost: true,
 	CatHostToDevice: true, CatExplicitSync: true, CatStreamSync: true, CatEventSync: true, CatMemory: true, CatUnknown: true}
 
-// TestRulesTable checks the table's own promises: DESIGN.md's vocabulary,
+// TestRulesTable checks the table's own promises: the vocabulary of docs/design.md,
 // a fix for every decided verdict, unknown means confidence 0, and no rule
 // that sees only the call pattern says "false" with high confidence.
 func TestRulesTable(t *testing.T) {
@@ -25,7 +25,7 @@ func TestRulesTable(t *testing.T) {
 		}
 		names[r.Name] = true
 		if !vocabulary[r.Category] {
-			t.Errorf("rule %q: category %q is not in DESIGN.md's vocabulary", r.Name, r.Category)
+			t.Errorf("rule %q: category %q is not in the vocabulary of docs/design.md", r.Name, r.Category)
 		}
 		switch r.Dependency {
 		case DepTrue, DepFalse:

@@ -19,7 +19,7 @@ import (
 // SchemaVersion names the JSON contract.
 const SchemaVersion = "nsyssync/v1"
 
-// Document is the JSON output contract (DESIGN.md); fields are only ever
+// Document is the JSON output contract (README "JSON output", docs/design.md); fields are only ever
 // added.
 type Document struct {
 	Schema string     `json:"schema"`
