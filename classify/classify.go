@@ -50,7 +50,14 @@ type Site struct {
 	Evidence   []string
 	Fix        string
 	Location   Location
-	NVTX       []string
+	// NVTX is the enclosing NVTX path, outer to inner, digits folded
+	// ("Batch #"): the path the site is grouped by.
+	NVTX []string
+	// NVTXShown is the NVTX path of the site's first sync as the program
+	// wrote it ("Batch 17"), for reports; NVTXOthers counts the other
+	// paths as written among its syncs that fold to NVTX.
+	NVTXShown  []string
+	NVTXOthers int
 	// SourceFile is the file the site's program line was read from
 	// (Verdict.SourceFile); "" when none was read.
 	SourceFile string
@@ -134,6 +141,7 @@ func (o Options) Sites(t *trace.Trace) []Site {
 	for i, s := range order {
 		s.ID = fmt.Sprintf("s%d", i+1)
 		fillVerdict(s, tl.tally(s.Syncs, ids), table)
+		fillNVTXShown(s, t)
 		printedSite(s, t, ids, table)
 		explainNeeded(s)
 		out[i] = *s

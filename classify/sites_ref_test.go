@@ -56,9 +56,31 @@ func refSites(t *trace.Trace, verdicts []Verdict) []Site {
 		fillVerdict(s, tallies, table)
 		printedSite(s, t, identity, verdicts)
 		explainNeeded(s)
+		refNVTXShown(s, t)
 		out[i] = *s
 	}
 	return out
+}
+
+// refNVTXShown is fillNVTXShown the plain way: the first sync's names as
+// written, and every sync's path as written in a set.
+func refNVTXShown(s *Site, t *trace.Trace) {
+	var first []string
+	paths := map[string]bool{}
+	for j, k := range s.Syncs {
+		var names []string
+		for _, r := range t.Syncs[k].NVTX() {
+			names = append(names, shownName(r.Name))
+		}
+		if j == 0 {
+			first = names
+		}
+		paths[strings.Join(names, "\x00")] = true
+	}
+	s.NVTXShown = first
+	if !reflect.DeepEqual(first, s.NVTX) && !(len(first) == 0 && len(s.NVTX) == 0) {
+		s.NVTXOthers = len(paths) - 1
+	}
 }
 
 func refSiteKey(s *trace.Sync) (string, Location) {

@@ -32,7 +32,7 @@ func (d *Diagnosis) WriteText(w io.Writer, opt TextOptions) error {
 	if d.Problem != "" {
 		kv("problem", st.warn.Render(termText(d.Problem)))
 	} else {
-		kv("syncs", fmt.Sprintf("%d host syncs at %d sites", d.Syncs, d.Sites))
+		kv("syncs", plural(d.Syncs, "host sync", "host syncs")+" at "+plural(d.Sites, "site", "sites"))
 	}
 
 	b.WriteString("\n" + st.section.Render("EVIDENCE") + "\n")
@@ -83,7 +83,7 @@ func (d *Diagnosis) WriteText(w io.Writer, opt TextOptions) error {
 				}
 				names = append(names, fmt.Sprintf("%s ×%d", r.Name, r.Syncs))
 			}
-			b.WriteString(wrapIndent(fmt.Sprintf("autograd ranges around syncs: %d ops (%s)", n, termText(strings.Join(names, ", "))), opt.Width, "") + "\n")
+			b.WriteString(wrapIndent(fmt.Sprintf("autograd ranges around syncs: %s (%s)", plural(n, "op", "ops"), termText(strings.Join(names, ", "))), opt.Width, "") + "\n")
 		}
 	}
 

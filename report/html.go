@@ -46,8 +46,10 @@ type htmlPage struct {
 	Warnings  []string
 	Sites     []htmlSiteRow
 	MoreSites int
-	Details   []htmlDetail
-	NoSyncs   bool
+	// IdleLegend says what "GPU idle after" holds, busy and end included.
+	IdleLegend string
+	Details    []htmlDetail
+	NoSyncs    bool
 }
 
 type htmlSiteRow struct {
@@ -95,7 +97,8 @@ func (a *Analysis) WriteHTML(ctx context.Context, w io.Writer, opt HTMLOptions) 
 
 func (a *Analysis) htmlPage(ctx context.Context, opt HTMLOptions) (*htmlPage, error) {
 	t := a.Trace
-	p := &htmlPage{Title: "nsyssync: " + htmlText(t.Path), Warnings: htmlTexts(t.Warnings), NoSyncs: len(t.Syncs) == 0}
+	p := &htmlPage{Title: "nsyssync: " + htmlText(t.Path), Warnings: htmlTexts(t.Warnings), NoSyncs: len(t.Syncs) == 0,
+		IdleLegend: idleAfterLegendHTML}
 	blocked := t.BlockedNs()
 	p.Summary = [][2]string{
 		{"trace", htmlText(t.Path)},
@@ -103,7 +106,7 @@ func (a *Analysis) htmlPage(ctx context.Context, opt HTMLOptions) (*htmlPage, er
 		{"GPU", htmlText(a.GPUName())},
 		{"program", htmlText(a.programText())},
 		{"region", htmlText(a.RegionName()) + ", " + Duration(t.Region.Duration)},
-		{"host syncs", fmt.Sprintf("%d at %d sites; host blocked %s (%s of the region)", len(t.Syncs), len(a.Sites), Duration(blocked), percent(blocked, t.Region.Duration))},
+		{"host syncs", fmt.Sprintf("%d at %s; host blocked %s (%s of the region)", len(t.Syncs), plural(len(a.Sites), "site", "sites"), Duration(blocked), percent(blocked, t.Region.Duration))},
 		{"estimated savings", a.totalSavingsText()},
 		{"evidence", evidenceSummary(&t.Evidence, len(t.Syncs))},
 	}
@@ -146,7 +149,7 @@ func (a *Analysis) htmlRow(s *classify.Site) htmlSiteRow {
 
 func (a *Analysis) htmlDetail(ctx context.Context, s *classify.Site, tr TimelineReader) (htmlDetail, error) {
 	d := htmlDetail{Row: a.htmlRow(s), APIs: htmlText(strings.Join(s.APIs, " + ")), Fingerprint: Fingerprint(s),
-		NVTX: htmlText(strings.Join(s.NVTX, " > ")), PythonFrames: htmlTexts(s.Location.Frames)}
+		NVTX: htmlText(nvtxText(s)), PythonFrames: htmlTexts(s.Location.Frames)}
 	for _, e := range s.Evidence {
 		d.Evidence = append(d.Evidence, htmlSpans(e))
 	}

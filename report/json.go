@@ -75,20 +75,26 @@ type Totals struct {
 type SiteJSON struct {
 	ID string `json:"id"`
 	// Fingerprint names the site across runs (allow-lists use it).
-	Fingerprint              string       `json:"fingerprint"`
-	APIs                     []string     `json:"apis"`
-	Count                    int          `json:"count"`
-	BlockedNs                int64        `json:"blocked_ns"`
-	Dependency               string       `json:"dependency"`
-	Category                 string       `json:"category"`
-	Confidence               float64      `json:"confidence"`
-	Evidence                 []string     `json:"evidence"`
-	Location                 LocationJSON `json:"location"`
-	NVTX                     []string     `json:"nvtx"`
-	Fix                      string       `json:"fix"`
-	EstimatedSavingsNs       int64        `json:"estimated_savings_ns"`
-	EstimatedSavingsFraction float64      `json:"estimated_savings_fraction"`
-	Replay                   *ReplayJSON  `json:"replay"`
+	Fingerprint string       `json:"fingerprint"`
+	APIs        []string     `json:"apis"`
+	Count       int          `json:"count"`
+	BlockedNs   int64        `json:"blocked_ns"`
+	Dependency  string       `json:"dependency"`
+	Category    string       `json:"category"`
+	Confidence  float64      `json:"confidence"`
+	Evidence    []string     `json:"evidence"`
+	Location    LocationJSON `json:"location"`
+	NVTX        []string     `json:"nvtx"`
+	// NVTXAsWritten is the NVTX path of the site's first sync as the
+	// program wrote it (nvtx folds digits: "Batch #"), and
+	// NVTXOtherPaths counts the other paths as written among its syncs
+	// that fold to nvtx; both absent when no range encloses the site.
+	NVTXAsWritten            []string    `json:"nvtx_as_written,omitempty"`
+	NVTXOtherPaths           int         `json:"nvtx_other_paths,omitempty"`
+	Fix                      string      `json:"fix"`
+	EstimatedSavingsNs       int64       `json:"estimated_savings_ns"`
+	EstimatedSavingsFraction float64     `json:"estimated_savings_fraction"`
+	Replay                   *ReplayJSON `json:"replay"`
 	// EstimateSampled: the estimator simulated a sample of the site's
 	// occurrences.
 	EstimateSampled bool `json:"estimate_sampled,omitempty"`
@@ -215,7 +221,8 @@ func (a *Analysis) documentHead() Document {
 			Category: textsafe.Bound(s.Category), Confidence: s.Confidence, Evidence: nonNil(bounded(s.Evidence)), Fix: textsafe.Bound(s.Fix),
 			NVTX: nonNil(bounded(s.NVTX)), Location: LocationJSON{File: textsafe.Bound(s.Location.File), Line: s.Location.Line,
 				Function: textsafe.Bound(s.Location.Function), Frames: nonNil(bounded(s.Location.Frames))},
-			SourceFile: textsafe.Bound(s.SourceFile), Basis: string(s.Basis), Decided: s.Decided()}
+			SourceFile: textsafe.Bound(s.SourceFile), Basis: string(s.Basis), Decided: s.Decided(),
+			NVTXAsWritten: bounded(s.NVTXShown), NVTXOtherPaths: s.NVTXOthers}
 		if a.Estimates != nil {
 			e := a.Estimates.Sites[s.ID]
 			sj.EstimatedSavingsNs, sj.EstimateSampled = e.SavingsNs, e.Sampled

@@ -39,8 +39,8 @@ func (a *Analysis) WriteMarkdown(w io.Writer, opt MarkdownOptions) error {
 	row("program", mdText(a.programText()))
 	row("region", mdText(a.RegionName())+", "+Duration(t.Region.Duration))
 	blocked := t.BlockedNs()
-	row("host syncs", fmt.Sprintf("%d at %d sites; host blocked %s (%s of the region)",
-		len(t.Syncs), len(a.Sites), Duration(blocked), percent(blocked, t.Region.Duration)))
+	row("host syncs", fmt.Sprintf("%d at %s; host blocked %s (%s of the region)",
+		len(t.Syncs), plural(len(a.Sites), "site", "sites"), Duration(blocked), percent(blocked, t.Region.Duration)))
 	row("estimated savings", mdText(a.totalSavingsText()))
 	row("evidence", mdText(evidenceSummary(&t.Evidence, len(t.Syncs))))
 	if g := opt.Gate; g != nil {
@@ -74,7 +74,7 @@ func (a *Analysis) WriteMarkdown(w io.Writer, opt MarkdownOptions) error {
 			Duration(s.BlockedNs), Duration(meanNs(s)), a.savingsText(s), loc)
 	}
 	if opt.Top > 0 && len(sites) > opt.Top {
-		fmt.Fprintf(&b, "\n%d more sites not shown.\n", len(sites)-opt.Top)
+		fmt.Fprintf(&b, "\n%s not shown.\n", plural(len(sites)-opt.Top, "more site", "more sites"))
 	}
 
 	n := opt.Details
@@ -112,7 +112,7 @@ func (a *Analysis) markdownSite(b *strings.Builder, s *classify.Site) {
 	}
 	b.WriteString("\n")
 	if len(s.NVTX) > 0 {
-		fmt.Fprintf(b, "- **NVTX**: %s\n", mdText(strings.Join(s.NVTX, " > ")))
+		fmt.Fprintf(b, "- **NVTX**: %s\n", mdText(nvtxText(s)))
 	}
 	if e := a.savingsText(s); e != "-" {
 		fmt.Fprintf(b, "- **estimated savings**: %s\n", e)

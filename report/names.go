@@ -110,11 +110,11 @@ func Where(s *classify.Site) string {
 	case s.Location.Function != "":
 		return textsafe.Shorten(s.Location.Function, textsafe.MaxDisplay)
 	case len(s.NVTX) > 0:
-		names := make([]string, len(s.NVTX))
-		for i, n := range s.NVTX {
+		names := nvtxNames(s)
+		for i, n := range names {
 			names[i] = textsafe.Shorten(n, textsafe.MaxDisplay)
 		}
-		return textsafe.Shorten("nvtx "+strings.Join(names, " > "), textsafe.MaxDisplay)
+		return textsafe.Shorten("nvtx "+strings.Join(names, " > ")+nvtxOthers(s), textsafe.MaxDisplay)
 	}
 	return s.Reason
 }
@@ -127,9 +127,49 @@ func siteLabel(s *classify.Site) string {
 	}
 	label := strings.Join(s.APIs, "+")
 	if len(s.NVTX) > 0 {
-		label += " in " + strings.Join(s.NVTX, " > ")
+		label += " in " + nvtxText(s)
 	}
 	return label
+}
+
+// WhatShort describes a sync in fewer words than What, for a narrow
+// table: its first call ("+…" when it made more), then what tells syncs
+// of one call apart: copy direction and size, and stream
+// ("cudaMemcpyAsync+… HtoD 1.0 MB s7").
+func WhatShort(s *trace.Sync) string {
+	return whatShortCalls(s) + whatShortRest(s)
+}
+
+// whatShortCalls is the head of WhatShort: the first call, "+…" when
+// there are more.
+func whatShortCalls(s *trace.Sync) string {
+	calls := s.Calls()
+	if len(calls) == 0 {
+		return ""
+	}
+	head := textsafe.Bound(calls[0].Name)
+	if len(calls) > 1 {
+		head += "+…"
+	}
+	return head
+}
+
+// whatShortRest is the rest of WhatShort: copy direction and size, stream.
+func whatShortRest(s *trace.Sync) string {
+	var b []byte
+	if c := s.Copy; c != nil && c.FromActivity {
+		b = append(append(append(b, ' '), DirectionName(c)...), ' ')
+		b = append(b, bytesText(c.Bytes)...)
+	}
+	switch {
+	case s.Scope == trace.ScopeContext:
+		b = append(b, " all streams"...)
+	case s.Legacy:
+		b = append(b, " legacy stream"...)
+	case s.Stream >= 0:
+		b = strconv.AppendInt(append(b, " s"...), s.Stream, 10)
+	}
+	return string(b)
 }
 
 // What describes a sync in a few words.
@@ -168,7 +208,12 @@ func appendWaited(b []byte, s *trace.Sync) []byte {
 	if s.Waited.Ops == 0 {
 		return append(b, "nothing"...)
 	}
-	b = append(strconv.AppendInt(b, int64(s.Waited.Ops), 10), " ops, "...)
+	b = strconv.AppendInt(b, int64(s.Waited.Ops), 10)
+	if s.Waited.Ops == 1 {
+		b = append(b, " op, "...)
+	} else {
+		b = append(b, " ops, "...)
+	}
 	return appendDuration(b, s.Waited.BusyNs)
 }
 

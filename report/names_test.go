@@ -48,6 +48,9 @@ func refWaited(s *trace.Sync) string {
 	if s.Waited.Ops == 0 {
 		return "nothing"
 	}
+	if s.Waited.Ops == 1 {
+		return "1 op, " + refDuration(s.Waited.BusyNs)
+	}
 	return fmt.Sprintf("%d ops, %s", s.Waited.Ops, refDuration(s.Waited.BusyNs))
 }
 

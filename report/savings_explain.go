@@ -90,5 +90,5 @@ func bytesText(n int64) string {
 	case n >= 1_000:
 		return fmt.Sprintf("%.1f kB", float64(n)/1e3)
 	}
-	return fmt.Sprintf("%d bytes", n)
+	return plural(int(n), "byte", "bytes")
 }

@@ -111,8 +111,8 @@ func (a *Analysis) textSummary(b *strings.Builder, st *styles, width int) {
 	kv("program", strings.TrimPrefix(wrapIndent(termText(a.programText()), width, headerIndent), headerIndent))
 	kv("region", termText(a.RegionName())+", "+Duration(t.Region.Duration))
 	blocked := t.BlockedNs()
-	kv("syncs", fmt.Sprintf("%d host syncs at %d sites, host blocked %s (%s of the region)",
-		len(t.Syncs), len(a.Sites), Duration(blocked), percent(blocked, t.Region.Duration)))
+	kv("syncs", fmt.Sprintf("%s at %s, host blocked %s (%s of the region)",
+		plural(len(t.Syncs), "host sync", "host syncs"), plural(len(a.Sites), "site", "sites"), Duration(blocked), percent(blocked, t.Region.Duration)))
 	kv("savings", a.totalSavingsText())
 	kv("evidence", evidenceSummary(&t.Evidence, len(t.Syncs)))
 	for _, warn := range t.Warnings {
@@ -155,7 +155,7 @@ func (a *Analysis) textSites(b *strings.Builder, st *styles, opt TextOptions) {
 		{header: "COUNT"},
 		{header: "BLOCKED"},
 		{header: "MEAN", optional: true},
-		{header: "SAVINGS"},
+		{header: "SAVINGS", wrap: true},
 		{header: "LOCATION", flex: true, keepTail: true},
 	}
 	var rows [][]string
@@ -164,19 +164,16 @@ func (a *Analysis) textSites(b *strings.Builder, st *styles, opt TextOptions) {
 		if opt.Top > 0 && i >= opt.Top {
 			break
 		}
-		loc := termText(siteLabel(s))
-		if s.Location.File != "" {
-			loc += altSep + termText(fmt.Sprintf("%s:%d %s", path.Base(s.Location.File), s.Location.Line, s.Location.Function))
-		}
+		loc := locationCell(s)
 		if _, ok := a.Allowed[s.ID]; ok {
 			loc = "[allowed] " + strings.ReplaceAll(loc, altSep, altSep+"[allowed] ")
 		}
-		rows = append(rows, []string{s.ID, dependencyText(s), termText(s.Category), itoa(len(s.Syncs)),
-			Duration(s.BlockedNs), Duration(meanNs(s)), a.savingsText(s), loc})
+		rows = append(rows, []string{s.ID, dependencyText(s), categoryCell(termText(s.Category)), itoa(len(s.Syncs)),
+			Duration(s.BlockedNs), Duration(meanNs(s)), a.savingsCell(s), loc})
 	}
 	renderTable(b, st, cols, rows, opt.Width)
 	if opt.Top > 0 && len(sites) > opt.Top {
-		b.WriteString(st.dim.Render(fmt.Sprintf("… %d more sites (--top 0 lists all)", len(sites)-opt.Top)) + "\n")
+		b.WriteString(st.dim.Render(fmt.Sprintf("… %d more %s (--top 0 lists all)", len(sites)-opt.Top, noun(len(sites)-opt.Top, "site", "sites"))) + "\n")
 	}
 }
 
@@ -216,7 +213,7 @@ func (a *Analysis) textDetails(b *strings.Builder, st *styles, opt TextOptions) 
 			field("calls", termText(s.Reason)+" (no backtrace: grouped by API, stream and NVTX path)")
 		}
 		if len(s.NVTX) > 0 {
-			field("nvtx", termText(strings.Join(s.NVTX, " > ")))
+			field("nvtx", termText(nvtxText(s)))
 		}
 		if e := a.savingsText(s); e != "-" {
 			field("savings", e)
@@ -253,16 +250,57 @@ func (a *Analysis) textLongest(b *strings.Builder, st *styles, opt TextOptions) 
 	}
 	b.WriteString("\n" + st.section.Render("LONGEST SYNCS") + "\n")
 	cols := []column{{header: "SYNC"}, {header: "SITE"}, {header: "THREAD", optional: true}, {header: "AT", optional: true}, {header: "BLOCKED"},
-		{header: "WAITED FOR"}, {header: "GPU IDLE AFTER"}, {header: "WHAT", flex: true}}
+		{header: "WAITED FOR", wrap: true}, {header: "GPU IDLE AFTER"}, {header: "WHAT", flex: true}}
 	site := a.siteIndex()
 	var rows [][]string
 	for _, i := range longestSyncs(t, limit) {
 		s := &t.Syncs[i]
 		rows = append(rows, []string{"e" + itoa(i+1), a.siteID(site, i), fmt.Sprintf("%d/%d", trace.PidOf(s.GlobalTid), trace.TidOf(s.GlobalTid)),
-			Duration(s.Start - t.Region.Start), Duration(s.Duration()), waited(s), idleAfter(s), termText(What(s))})
+			Duration(s.Start - t.Region.Start), Duration(s.Duration()), waited(s), idleAfter(s),
+			termText(What(s)) + altSep + termText(whatShortCalls(s)) + keepSep + termText(whatShortRest(s))})
 	}
 	renderTable(b, st, cols, rows, opt.Width)
-	if len(t.Syncs) > limit {
-		b.WriteString(st.dim.Render(fmt.Sprintf("… %d more syncs (--top N, or --format json for all)", len(t.Syncs)-limit)) + "\n")
+	for _, l := range strings.Split(wrapIndent(IdleAfterLegend, opt.Width, ""), "\n") {
+		b.WriteString(st.dim.Render(l) + "\n")
 	}
+	if len(t.Syncs) > limit {
+		b.WriteString(st.dim.Render(fmt.Sprintf("… %d more %s (--top N, or --format json for all)", len(t.Syncs)-limit, noun(len(t.Syncs)-limit, "sync", "syncs"))) + "\n")
+	}
+}
+
+// locationCell is a site's location in the SITES table, with shorter
+// alternatives for a narrow terminal (altSep): the directory goes first,
+// then the function's parameters, then the outer NVTX ranges, then the
+// APIs. The file and line are kept whole (keepSep), at the cost of the
+// terminal's width if need be; any other location is cut to the width
+// from its end, its head (the innermost NVTX range, the function) shown.
+func locationCell(s *classify.Site) string {
+	alts := []string{termText(siteLabel(s))}
+	switch {
+	case s.Location.File != "":
+		head := termText(fmt.Sprintf("%s:%d", path.Base(s.Location.File), s.Location.Line))
+		fn := termText(s.Location.Function)
+		short := shortFunction(fn)
+		alts = append(alts, head+" "+fn, head+keepSep+" "+short)
+	case s.Location.Function != "":
+		alts = append(alts, shortFunction(termText(s.Location.Function)))
+	case len(s.NVTX) > 0:
+		api := termText(shortAPIs(s.APIs))
+		names := nvtxNames(s)
+		for i, n := range names {
+			names[i] = termText(n)
+		}
+		others := nvtxOthers(s)
+		for k := 1; k < len(names); k++ {
+			alts = append(alts, api+" in … > "+strings.Join(names[k:], " > ")+others)
+		}
+		inner := compactRange(names[len(names)-1])
+		if len(names) > 1 {
+			alts = append(alts, api+" in … > "+inner+others)
+		}
+		alts = append(alts, inner+" ("+api+")"+others)
+	default:
+		alts = append(alts, termText(shortAPIs(s.APIs)))
+	}
+	return strings.Join(alts, altSep)
 }

@@ -103,7 +103,7 @@ func (d *DB) Snapshot(ctx context.Context, run Run) (*Snapshot, error) {
 		return nil, fmt.Errorf("%s: reading %s: %w", d.path, run.Name(), err)
 	}
 	rows, err := d.db.QueryContext(ctx, `SELECT f.fingerprint, s.apis, s.location, f.dependency, f.category, f.count, f.blocked_ns,
-		f.estimated_savings_ns
+		f.estimated_savings_ns, t.path
 		FROM findings f JOIN traces t ON t.id = f.trace_id JOIN sites s ON s.fingerprint = f.fingerprint
 		WHERE t.run_id = ? ORDER BY t.id, f.fingerprint`, run.ID)
 	if err != nil {
@@ -112,12 +112,13 @@ func (d *DB) Snapshot(ctx context.Context, run Run) (*Snapshot, error) {
 	defer rows.Close()
 	for rows.Next() {
 		var st SiteTotal
-		var apis string
+		var apis, tracePath string
 		if err := rows.Scan(&st.Fingerprint, &apis, &st.Location, &st.Dependency, &st.Category, &st.Count, &st.BlockedNs,
-			&st.EstimatedSavingsNs); err != nil {
+			&st.EstimatedSavingsNs, &tracePath); err != nil {
 			return nil, fmt.Errorf("%s: reading %s: %w", d.path, run.Name(), err)
 		}
 		st.APIs = splitAPIs(apis)
+		st.TracePaths = []string{tracePath}
 		s.add(st, true) // one row per trace and fingerprint
 	}
 	if err := rows.Err(); err != nil {
@@ -143,6 +144,9 @@ type HistoryPoint struct {
 	EstimatedSavingsNs int64  `json:"estimated_savings_ns"`
 	Dependency         string `json:"dependency,omitempty"`
 	Category           string `json:"category,omitempty"`
+	// TracePaths are the run's traces in which the site appears, as
+	// recorded, in the order they were recorded; absent when none.
+	TracePaths []string `json:"trace_paths,omitempty"`
 }
 
 // SiteHistory is a site's trend across runs.
@@ -243,9 +247,14 @@ func (d *DB) History(ctx context.Context, fingerprint string, lastRuns int) (*Si
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("%s: reading the history of %s: %w", d.path, fingerprint, err)
 	}
+	paths, err := d.tracePaths(ctx, fingerprint)
+	if err != nil {
+		return nil, err
+	}
 	for _, r := range runs {
 		p := byRun[r.ID]
 		p.Run = r
+		p.TracePaths = paths[r.ID]
 		h.Points = append(h.Points, p)
 	}
 	return h, nil
@@ -273,6 +282,30 @@ func (d *DB) Top(ctx context.Context, n, lastRuns int) ([]*SiteHistory, error) {
 			return nil, err
 		}
 		out = append(out, h)
+	}
+	return out, nil
+}
+
+// tracePaths lists, per run, the traces in which the site appears, in the
+// order they were recorded.
+func (d *DB) tracePaths(ctx context.Context, fingerprint string) (map[int64][]string, error) {
+	rows, err := d.db.QueryContext(ctx, `SELECT t.run_id, t.path FROM findings f JOIN traces t ON t.id = f.trace_id
+		WHERE f.fingerprint = ? ORDER BY t.id`, fingerprint)
+	if err != nil {
+		return nil, fmt.Errorf("%s: reading the traces of %s: %w", d.path, fingerprint, err)
+	}
+	defer rows.Close()
+	out := map[int64][]string{}
+	for rows.Next() {
+		var run int64
+		var p string
+		if err := rows.Scan(&run, &p); err != nil {
+			return nil, fmt.Errorf("%s: reading the traces of %s: %w", d.path, fingerprint, err)
+		}
+		out[run] = append(out[run], p)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("%s: reading the traces of %s: %w", d.path, fingerprint, err)
 	}
 	return out, nil
 }

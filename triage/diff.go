@@ -10,6 +10,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/nsyssync/nsyssync/internal/words"
 	"github.com/nsyssync/nsyssync/report"
 )
 
@@ -225,11 +226,11 @@ func (d Diff) WriteJSON(w io.Writer) error {
 func (d Diff) WriteText(w io.Writer, all bool) error {
 	var b strings.Builder
 	side := func(name string, s Side) {
-		fmt.Fprintf(&b, "%s  %s: %d traces", name, term(s.Label), s.Traces)
+		fmt.Fprintf(&b, "%s  %s: %s", name, term(s.Label), words.Count(s.Traces, "trace", "traces"))
 		if s.Failed > 0 {
 			fmt.Fprintf(&b, " (%d failed)", s.Failed)
 		}
-		fmt.Fprintf(&b, ", %d syncs, host blocked %s\n", s.Syncs, report.Duration(s.BlockedNs))
+		fmt.Fprintf(&b, ", %s, host blocked %s\n", words.Count(s.Syncs, "sync", "syncs"), report.Duration(s.BlockedNs))
 	}
 	side("old  ", d.Old)
 	side("new  ", d.New)

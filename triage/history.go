@@ -23,15 +23,15 @@ func (h *SiteHistory) WriteText(w io.Writer) error {
 	}
 	b.WriteString("\n")
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "RUN\tLABEL\tSTARTED\tTRACES\tCOUNT\tBLOCKED\tCHANGE\tSAVINGS")
+	fmt.Fprintln(tw, "RUN\tLABEL\tSTARTED\tTRACES\tCOUNT\tBLOCKED\tCHANGE\tSAVINGS\tTRACE")
 	var prev *HistoryPoint
 	for i := range h.Points {
 		p := &h.Points[i]
 		if p.Traces == 0 {
-			fmt.Fprintf(tw, "%d\t%s\t%s\t0/%d\t-\t-\t%s\t-\n", p.Run.ID, term(p.Run.Label), term(p.Run.Started), p.Run.Traces, change(prev, p))
+			fmt.Fprintf(tw, "%d\t%s\t%s\t0/%d\t-\t-\t%s\t-\t-\n", p.Run.ID, term(p.Run.Label), term(p.Run.Started), p.Run.Traces, change(prev, p))
 		} else {
-			fmt.Fprintf(tw, "%d\t%s\t%s\t%d/%d\t%d\t%s\t%s\t%s\n", p.Run.ID, term(p.Run.Label), term(p.Run.Started), p.Traces, p.Run.Traces, p.Count,
-				report.Duration(p.BlockedNs), change(prev, p), savings(p.EstimatedSavingsNs))
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%d/%d\t%d\t%s\t%s\t%s\t%s\n", p.Run.ID, term(p.Run.Label), term(p.Run.Started), p.Traces, p.Run.Traces, p.Count,
+				report.Duration(p.BlockedNs), change(prev, p), savings(p.EstimatedSavingsNs), traceCell(p.TracePaths, p.Traces))
 		}
 		prev = p
 	}
@@ -79,7 +79,7 @@ func WriteTopText(w io.Writer, sites []*SiteHistory) error {
 	}
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	if len(sites) > 0 {
-		fmt.Fprintln(tw, "FINGERPRINT\tLATEST\tTREND\tDEPENDENCY\tAPIS\tWHERE")
+		fmt.Fprintln(tw, "FINGERPRINT\tLATEST\tTREND\tDEPENDENCY\tTRACE\tAPIS\tWHERE")
 	}
 	for _, h := range sites {
 		var trend []string
@@ -90,11 +90,11 @@ func WriteTopText(w io.Writer, sites []*SiteHistory) error {
 				trend = append(trend, report.Duration(p.BlockedNs))
 			}
 		}
-		latest, dep := "-", ""
+		latest, dep, traces := "-", "", "-"
 		if l := h.Points[len(h.Points)-1]; l.Traces > 0 {
-			latest, dep = report.Duration(l.BlockedNs), term(l.Dependency)
+			latest, dep, traces = report.Duration(l.BlockedNs), term(l.Dependency), traceCell(l.TracePaths, l.Traces)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", term(h.Fingerprint), latest, strings.Join(trend, " → "), dep, term(strings.Join(h.APIs, "+")),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", term(h.Fingerprint), latest, strings.Join(trend, " → "), dep, traces, term(strings.Join(h.APIs, "+")),
 			orDash(term(h.Location)))
 	}
 	tw.Flush()

@@ -27,6 +27,10 @@ type SiteTotal struct {
 	Count              int    `json:"count"`
 	BlockedNs          int64  `json:"blocked_ns"`
 	EstimatedSavingsNs int64  `json:"estimated_savings_ns"`
+	// TracePaths are the traces the site was found in, as their results
+	// name them (batch: the input as given; a recorded run: the path
+	// recorded), in the order they were added.
+	TracePaths []string `json:"trace_paths"`
 }
 
 // Snapshot is what one side of a comparison holds: the sites of a set of
@@ -73,7 +77,8 @@ func (s *Snapshot) AddDocument(d *report.Document) {
 	for i := range d.Sites {
 		site := &d.Sites[i]
 		s.add(SiteTotal{Fingerprint: site.Fingerprint, APIs: site.APIs, Location: Where(site), Dependency: site.Dependency,
-			Category: site.Category, Count: site.Count, BlockedNs: site.BlockedNs, EstimatedSavingsNs: site.EstimatedSavingsNs}, !inTrace[site.Fingerprint])
+			Category: site.Category, Count: site.Count, BlockedNs: site.BlockedNs, EstimatedSavingsNs: site.EstimatedSavingsNs,
+			TracePaths: []string{d.Trace.Path}}, !inTrace[site.Fingerprint])
 		inTrace[site.Fingerprint] = true
 	}
 }
@@ -91,6 +96,9 @@ func (s *Snapshot) add(st SiteTotal, newTrace bool) {
 		t.EstimatedSavingsNs += st.EstimatedSavingsNs
 		t.Dependency = agree(t.Dependency, st.Dependency)
 		t.Category = agree(t.Category, st.Category)
+		if newTrace {
+			t.TracePaths = append(t.TracePaths, st.TracePaths...)
+		}
 	}
 	if newTrace {
 		t.Traces++

@@ -4,10 +4,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"path"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/nsyssync/nsyssync/internal/textsafe"
+	"github.com/nsyssync/nsyssync/internal/words"
 	"github.com/nsyssync/nsyssync/report"
 )
 
@@ -124,8 +127,8 @@ func (r SummaryReport) WriteJSON(w io.Writer) error {
 // WriteText writes the summary for a terminal or a log.
 func (r SummaryReport) WriteText(w io.Writer) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "batch    %d inputs: %d analysed, %d failed\n", r.Inputs, r.Analysed, r.Failed)
-	fmt.Fprintf(&b, "syncs    %d host syncs, host blocked %s\n", r.Syncs, report.Duration(r.BlockedNs))
+	fmt.Fprintf(&b, "batch    %s: %d analysed, %d failed\n", words.Count(r.Inputs, "input", "inputs"), r.Analysed, r.Failed)
+	fmt.Fprintf(&b, "syncs    %s, host blocked %s\n", words.Count(r.Syncs, "host sync", "host syncs"), report.Duration(r.BlockedNs))
 	if r.EstimatedSavingsNs > 0 {
 		fmt.Fprintf(&b, "savings  %s estimated\n", report.Duration(r.EstimatedSavingsNs))
 	}
@@ -159,9 +162,9 @@ func writeSites(b *strings.Builder, title string, sites []SiteTotal) {
 	}
 	fmt.Fprintf(b, "\n%s\n", title)
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "FINGERPRINT\tTRACES\tCOUNT\tBLOCKED\tSAVINGS\tDEPENDENCY\tCATEGORY\tAPIS\tWHERE")
+	fmt.Fprintln(tw, "FINGERPRINT\tTRACE\tCOUNT\tBLOCKED\tSAVINGS\tDEPENDENCY\tCATEGORY\tAPIS\tWHERE")
 	for _, s := range sites {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n", term(s.Fingerprint), s.Traces, s.Count, report.Duration(s.BlockedNs),
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n", term(s.Fingerprint), traceCell(s.TracePaths, s.Traces), s.Count, report.Duration(s.BlockedNs),
 			savings(s.EstimatedSavingsNs), term(s.Dependency), term(s.Category), term(strings.Join(s.APIs, "+")), orDash(term(s.Location)))
 	}
 	tw.Flush()
@@ -186,4 +189,18 @@ func orDash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// traceCell names the traces of a row in a text table: the base name of
+// the first, and how many more ("train.sqlite +2 more"); "-" for none.
+// traces is the count when the paths are not all known.
+func traceCell(paths []string, traces int) string {
+	if len(paths) == 0 {
+		return "-"
+	}
+	name := term(path.Base(strings.ReplaceAll(paths[0], `\`, "/")))
+	if more := max(traces, len(paths)) - 1; more > 0 {
+		name += " +" + strconv.Itoa(more) + " more"
+	}
+	return name
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/nsyssync/nsyssync/classify"
 	"github.com/nsyssync/nsyssync/internal/textsafe"
+	"github.com/nsyssync/nsyssync/internal/words"
 	"github.com/nsyssync/nsyssync/report"
 	"github.com/nsyssync/nsyssync/trace"
 	"github.com/nsyssync/nsyssync/triage"
@@ -203,7 +204,7 @@ func runBatch(ctx context.Context, args []string, opt batchOptions, shard triage
 		return &exitErr{code: exitError}
 	}
 	if opt.format == formatJSONL || len(inputs) == 0 {
-		fmt.Fprintf(stderr, "nsyssync: %d inputs%s: %d analysed, %d failed\n", len(inputs), shardNote(shard), rep.Analysed, rep.Failed)
+		fmt.Fprintf(stderr, "nsyssync: %s%s: %d analysed, %d failed\n", words.Count(len(inputs), "input", "inputs"), shardNote(shard), rep.Analysed, rep.Failed)
 	}
 	if rep.Failed > 0 {
 		return &exitErr{code: exitError}

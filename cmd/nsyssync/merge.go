@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/nsyssync/nsyssync/internal/textsafe"
+	"github.com/nsyssync/nsyssync/internal/words"
 	"github.com/nsyssync/nsyssync/triage"
 )
 
@@ -65,8 +66,8 @@ Exit codes: 0 merged; 1 an input could not be read or the output written;
 				fmt.Fprintf(stderr, "nsyssync: %s\n", textsafe.Message(err.Error()))
 				return &exitErr{code: exitError}
 			}
-			fmt.Fprintf(stderr, "nsyssync: merged %d files: %d traces (%d failed), %d duplicates skipped\n",
-				st.Sources, st.Traces, st.Failed, st.Duplicates)
+			fmt.Fprintf(stderr, "nsyssync: merged %s: %s (%d failed), %s skipped\n",
+				words.Count(st.Sources, "file", "files"), words.Count(st.Traces, "trace", "traces"), st.Failed, words.Count(st.Duplicates, "duplicate", "duplicates"))
 			return nil
 		},
 	}

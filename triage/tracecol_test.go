@@ -1,0 +1,91 @@
+package triage
+
+import (
+	"bytes"
+	"context"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestTraceColumn: batch's top sites (JSON and text) and history's tables
+// say which trace each site is from: every trace_paths entry is an input
+// whose document holds the site's fingerprint, and every such input is
+// listed.
+func TestTraceColumn(t *testing.T) {
+	var inputs []Input
+	for _, f := range []string{"syncs_lean.sqlite", "syncs_autograd.sqlite", "multiproc_lean.sqlite"} {
+		inputs = append(inputs, Input{Path: filepath.Join(fixturesDir, f)})
+	}
+	results := collect(t, inputs, Options{Jobs: 2})
+	sum := NewSummary()
+	holds := map[string][]string{} // fingerprint → inputs holding it
+	for _, r := range results {
+		if r.Err != nil {
+			t.Fatal(r.Err)
+		}
+		sum.Add(r)
+		for _, s := range r.Doc.Sites {
+			if !slices.Contains(holds[s.Fingerprint], r.Path) {
+				holds[s.Fingerprint] = append(holds[s.Fingerprint], r.Path)
+			}
+		}
+	}
+	rep := sum.Report(0)
+	multi := 0
+	for _, s := range rep.TopSites {
+		if !slices.Equal(s.TracePaths, holds[s.Fingerprint]) {
+			t.Errorf("site %s: trace_paths %q, want %q", s.Fingerprint, s.TracePaths, holds[s.Fingerprint])
+		}
+		if len(s.TracePaths) != s.Traces {
+			t.Errorf("site %s: %d trace_paths for %d traces", s.Fingerprint, len(s.TracePaths), s.Traces)
+		}
+		if s.Traces > 1 {
+			multi++
+		}
+	}
+	if multi == 0 {
+		t.Error("no site in two traces: the test does not see a multi-trace row")
+	}
+	var text bytes.Buffer
+	if err := rep.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text.String(), "TRACE ") || !strings.Contains(text.String(), "syncs_autograd.sqlite") ||
+		!strings.Contains(text.String(), " +1 more") {
+		t.Errorf("batch text has no trace column:\n%s", text.String())
+	}
+
+	ctx := context.Background()
+	db, err := OpenDB(ctx, filepath.Join(t.TempDir(), "triage.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	recordRun(t, db, "night", results)
+	top, err := db.Top(ctx, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range top {
+		latest := h.Points[len(h.Points)-1]
+		if len(latest.TracePaths) != latest.Traces || len(latest.TracePaths) != len(holds[h.Fingerprint]) {
+			t.Errorf("history of %s: trace_paths %q for %d traces, want %q", h.Fingerprint, latest.TracePaths, latest.Traces, holds[h.Fingerprint])
+		}
+	}
+	var hist bytes.Buffer
+	if err := WriteTopText(&hist, top); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(hist.String(), "TRACE") || !strings.Contains(hist.String(), "multiproc_lean.sqlite") {
+		t.Errorf("history top table has no trace column:\n%s", hist.String())
+	}
+	hist.Reset()
+	if err := top[0].WriteText(&hist); err != nil {
+		t.Fatal(err)
+	}
+	if base := filepath.Base(holds[top[0].Fingerprint][0]); !strings.Contains(hist.String(), base) {
+		t.Errorf("history of a site does not name its trace %s:\n%s", base, hist.String())
+	}
+}
