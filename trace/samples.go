@@ -25,7 +25,7 @@ const (
 	MaxSamplesPerSync = 4
 	// maxSampleStacks bounds the samples whose callchains are fetched, over
 	// the whole export; beyond it every k-th kept sample is fetched.
-	maxSampleStacks = 1 << 15
+	maxSampleStacks = 1 << 13
 	// maxSampleDepth bounds the frames kept of one sampled stack.
 	maxSampleDepth = 128
 )
@@ -91,7 +91,10 @@ func (x *Export) attachSamples(ctx context.Context, syncs []Sync, t *Trace) erro
 		ts.idx = append(ts.idx, int32(i))
 	}
 	for _, ts := range byThread {
-		slices.SortStableFunc(ts.idx, func(a, b int32) int { return cmp.Compare(syncs[a].Start, syncs[b].Start) })
+		byStart := func(a, b int32) int { return cmp.Compare(syncs[a].Start, syncs[b].Start) }
+		if !slices.IsSortedFunc(ts.idx, byStart) { // Load's syncs are in time order, nearly always
+			slices.SortStableFunc(ts.idx, byStart)
+		}
 		ts.start, ts.end = make([]int64, len(ts.idx)), make([]int64, len(ts.idx))
 		for k, i := range ts.idx {
 			ts.start[k], ts.end[k] = syncs[i].Start, syncs[i].End
