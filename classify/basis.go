@@ -12,6 +12,12 @@ const (
 	// BasisBacktrace: Python frames of torch or native frames named the
 	// operation.
 	BasisBacktrace Basis = "backtrace"
+	// BasisSamples: native frames of the CPU samples taken inside the
+	// site's syncs (nsys's default capture) named the operation. Decided
+	// like aten ranges, since a frame such as THPVariable_item names it as
+	// well; below a backtrace, since it is the site's majority stack, not
+	// one of each sync's own.
+	BasisSamples Basis = "samples"
 	// BasisNVTX: aten op ranges (--pytorch=autograd-nvtx) named it, or the
 	// ops that ran just before.
 	BasisNVTX Basis = "nvtx"
@@ -36,10 +42,12 @@ func (b Basis) rank() int {
 		return 2
 	case BasisNVTX:
 		return 3
-	case BasisBacktrace:
+	case BasisSamples:
 		return 4
-	case BasisSource:
+	case BasisBacktrace:
 		return 5
+	case BasisSource:
+		return 6
 	}
 	return 0
 }

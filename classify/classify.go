@@ -92,7 +92,11 @@ func Sites(t *trace.Trace) []Site { return Options{}.Sites(t) }
 // gives each the verdict its syncs share.
 func (o Options) Sites(t *trace.Trace) []Site {
 	nm := newNames()
-	ids, table := o.verdicts(t, nm)
+	sampledOf := newSampledSites(t, nm)
+	ids, keyIDs, table := o.verdicts(t, nm, sampledOf)
+	if keyIDs == nil {
+		keyIDs = ids
+	}
 	siteOf := make([]int32, len(t.Syncs)) // per sync, its site in order
 	byKey := map[string]int32{}
 	var order []*Site
@@ -104,7 +108,9 @@ func (o Options) Sites(t *trace.Trace) []Site {
 			// Without frames, syncs of one call pattern and NVTX path that
 			// the rules explain apart (a bool read, a mask count, a scalar)
 			// are different places in the program.
-			key = append(append(key, "|rule "...), table[ids[i]].Rule...)
+			// The rule is the one without CPU samples (verdicts): samples
+			// add evidence to a site, never change which it is.
+			key = append(append(key, "|rule "...), table[keyIDs[i]].Rule...)
 		}
 		phase, why := syncPhase(s, t.Evidence)
 		if phase != PhaseSteady {
@@ -114,7 +120,11 @@ func (o Options) Sites(t *trace.Trace) []Site {
 		if !ok {
 			k = int32(len(order))
 			byKey[string(key)] = k
-			order = append(order, &Site{Key: string(key), APIs: s.APIs(), Reason: s.Reason.String(), Location: siteLocation(nm, s), NVTX: nvtxPath(s),
+			loc := siteLocation(nm, s)
+			if st := sampledOf.of(i); st != nil && loc.File == "" && loc.Function == "" {
+				loc = st.location()
+			}
+			order = append(order, &Site{Key: string(key), APIs: s.APIs(), Reason: s.Reason.String(), Location: loc, NVTX: nvtxPath(s),
 				Dependency: DepUnknown, Category: "unknown", Basis: BasisNone, Phase: phase, PhaseReason: why})
 		}
 		siteOf[i] = k

@@ -33,6 +33,9 @@ type facts struct {
 	// gpuBefore, gpuAfter: the GPU ops enqueued on the sync's stream just
 	// before and just after it (trace.Sync.GPUBefore, GPUAfter).
 	gpuBefore, gpuAfter []trace.GPUOpRef
+	// sampled: native is the sampled stack of the sync's site (CPU
+	// samples inside its syncs), not a backtrace of its own; nil otherwise.
+	sampled *sampledStack
 }
 
 // op is one NVTX range that ran before the sync.
@@ -173,6 +176,9 @@ func (r *Rule) signature(f *facts) ([]string, Basis, bool) {
 	}
 	for _, want := range r.Native { // the most telling name first
 		if j := f.nativeFrame(want); j >= 0 {
+			if f.sampled != nil {
+				return []string{fmt.Sprintf("native frame `%s` in %s inside this site's syncs", shortSymbol(f.native[j].Symbol), f.sampled.count())}, BasisSamples, true
+			}
 			return []string{fmt.Sprintf("native frame `%s`", shortSymbol(f.native[j].Symbol))}, BasisBacktrace, true
 		}
 	}

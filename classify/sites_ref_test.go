@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -14,15 +15,16 @@ import (
 
 // refSites is the straightforward grouping Sites does in O(n) and without
 // an allocation per sync: string keys built per sync, and each site's
-// verdict folded from the verdicts of all its syncs.
-func refSites(t *trace.Trace, verdicts []Verdict) []Site {
+// verdict folded from the verdicts of all its syncs; api| sites are told
+// apart by the rule of the verdict without CPU samples (unsampled).
+func refSites(t *trace.Trace, verdicts, unsampled []Verdict) []Site {
 	byKey := map[string]*Site{}
 	var order []*Site
 	for i := range t.Syncs {
 		s := &t.Syncs[i]
 		key, loc := refSiteKey(s)
 		if strings.HasPrefix(key, "api|") {
-			key += "|rule " + verdicts[i].Rule
+			key += "|rule " + unsampled[i].Rule
 		}
 		phase, why := syncPhase(s, t.Evidence)
 		if phase != PhaseSteady {
@@ -30,6 +32,9 @@ func refSites(t *trace.Trace, verdicts []Verdict) []Site {
 		}
 		site := byKey[key]
 		if site == nil {
+			if loc.File == "" && loc.Function == "" {
+				loc = refSampledLocation(t, s)
+			}
 			site = &Site{Key: key, APIs: s.APIs(), Reason: s.Reason.String(), Location: loc, NVTX: nvtxPath(s),
 				Dependency: DepUnknown, Category: "unknown", Phase: phase, PhaseReason: why}
 			byKey[key] = site
@@ -81,6 +86,74 @@ func refNVTXShown(s *Site, t *trace.Trace) {
 	if !reflect.DeepEqual(first, s.NVTX) && !(len(first) == 0 && len(s.NVTX) == 0) {
 		s.NVTXOthers = len(paths) - 1
 	}
+}
+
+// refSampledLocation is the call path of the CPU samples inside the
+// syncs of s's site (as Sites groups them before the rules split them):
+// the most common stack, the first seen of those, cut to the frames more
+// than half of the samples hold; no location when none.
+func refSampledLocation(t *trace.Trace, s *trace.Sync) Location {
+	if len(UserFrames(s.Native())) > 0 {
+		return Location{}
+	}
+	group := func(s *trace.Sync) string {
+		k, _ := refSiteKey(s)
+		p, _ := syncPhase(s, t.Evidence)
+		return k + "|" + string(p)
+	}
+	want := group(s)
+	n := 0
+	holding := map[string]int{}
+	stacks := map[string]int{}
+	var order [][]trace.Frame
+	for i := range t.Syncs {
+		o := &t.Syncs[i]
+		if len(UserFrames(o.Native())) > 0 || group(o) != want {
+			continue
+		}
+		for _, st := range o.Samples() {
+			user := sampleUserFrames(nil, st)
+			if len(user) == 0 {
+				continue
+			}
+			n++
+			var syms []string
+			seen := map[string]bool{}
+			for _, f := range user {
+				syms = append(syms, f.Symbol)
+				if !seen[f.Symbol] {
+					seen[f.Symbol] = true
+					holding[f.Symbol]++
+				}
+			}
+			k := strings.Join(syms, "\x00")
+			if stacks[k] == 0 {
+				order = append(order, user)
+			}
+			stacks[k]++
+		}
+	}
+	var best []trace.Frame
+	bestN := 0
+	for _, st := range order {
+		var syms []string
+		for _, f := range st {
+			syms = append(syms, f.Symbol)
+		}
+		if c := stacks[strings.Join(syms, "\x00")]; c > bestN {
+			best, bestN = st, c
+		}
+	}
+	var loc Location
+	for _, f := range best {
+		if 2*holding[f.Symbol] > n {
+			loc.Frames = append(loc.Frames, f.Symbol)
+		}
+	}
+	if len(loc.Frames) > 0 {
+		loc.Function = loc.Frames[0]
+	}
+	return loc
 }
 
 func refSiteKey(s *trace.Sync) (string, Location) {
@@ -177,7 +250,13 @@ func TestSitesMatchReference(t *testing.T) {
 
 func compareSites(t *testing.T, name string, opt Options, tr *trace.Trace) {
 	t.Helper()
-	got, want := opt.Sites(tr), refSites(tr, opt.Verdicts(tr))
+	// Sites are keyed by the verdicts the syncs get without CPU samples.
+	bare := *tr
+	bare.Syncs = slices.Clone(tr.Syncs)
+	for i := range bare.Syncs {
+		bare.Syncs[i].SetSamples(nil)
+	}
+	got, want := opt.Sites(tr), refSites(tr, opt.Verdicts(tr), opt.Verdicts(&bare))
 	if len(got) != len(want) {
 		t.Fatalf("%s: %d sites, reference %d", name, len(got), len(want))
 	}

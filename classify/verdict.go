@@ -57,7 +57,8 @@ const maxSiteEvidence = 6
 // one site, mostly) share one Verdict, Evidence slice included: treat the
 // verdicts as read-only.
 func (o Options) Verdicts(t *trace.Trace) []Verdict {
-	ids, table := o.verdicts(t, newNames())
+	nm := newNames()
+	ids, _, table := o.verdicts(t, nm, newSampledSites(t, nm))
 	out := make([]Verdict, len(ids))
 	for i, id := range ids {
 		out[i] = table[id]
@@ -69,22 +70,44 @@ func (o Options) Verdicts(t *trace.Trace) []Verdict {
 // holds the distinct verdicts and ids, per sync of t.Syncs, its verdict's
 // index in table. A sync costs no allocation unless its facts are new;
 // nm bounds the names in the facts' keys.
-func (o Options) verdicts(t *trace.Trace, nm *names) (ids []int32, table []Verdict) {
+//
+// With sampledOf (CPU samples inside syncs), a sync without native frames
+// of its own is classified with its site's sampled ones, and keyIDs gives,
+// per sync, the verdict it gets without any sample, in a pass of its own
+// (thread state included): the rule that names a site in its key, so that
+// samples, which differ from run to run, never change a site's key, its
+// syncs or its fingerprint. keyIDs is nil without sampledOf (then ids
+// name the sites).
+func (o Options) verdicts(t *trace.Trace, nm *names, sampledOf *sampledSites) (ids, keyIDs []int32, table []Verdict) {
 	src := newSourceReader(o, t.Path)
 	d := o.dialect(t)
-	states := map[int64]*threadState{}
-	lastTid, st := int64(0), (*threadState)(nil)
 	type decided struct {
 		id       int32
 		printing bool
 	}
 	memo := map[string]decided{}
+	// decide classifies a sync under the facts key, once per key.
+	decide := func(key []byte, f func() *facts, s *trace.Sync) decided {
+		m, ok := memo[string(key)]
+		if !ok {
+			v, rule := classifySync(f())
+			v.Fix = phrase(d, &v, s)
+			m = decided{id: int32(len(table)), printing: rule != nil && rule.Printing}
+			table = append(table, v)
+			memo[string(key)] = m
+		}
+		return m
+	}
+	states, plainStates := threadStates{}, threadStates{}
 	symbols := newSymbolIndex()
 	var key []byte
 	var frameBuf []trace.Frame
 	var atBuf []int
 	var gpuBuf []trace.GPUOpRef
 	ids = make([]int32, len(t.Syncs))
+	if sampledOf != nil {
+		keyIDs = make([]int32, len(t.Syncs))
+	}
 	order := timeOrder(t.Syncs)
 	for n := range t.Syncs {
 		i := n
@@ -92,13 +115,7 @@ func (o Options) verdicts(t *trace.Trace, nm *names) (ids []int32, table []Verdi
 			i = int(order[n])
 		}
 		s := &t.Syncs[i]
-		if st == nil || s.GlobalTid != lastTid {
-			lastTid, st = s.GlobalTid, states[s.GlobalTid]
-			if st == nil {
-				st = &threadState{}
-				states[s.GlobalTid] = st
-			}
-		}
+		st := states.of(s.GlobalTid)
 		var native []trace.Frame
 		var nativeAt []int
 		if len(s.Native()) > 0 { // scratch: facts do not outlive the sync
@@ -109,19 +126,49 @@ func (o Options) verdicts(t *trace.Trace, nm *names) (ids []int32, table []Verdi
 				nativeAt = atBuf
 			}
 		}
-		key, gpuBuf = factsKey(key, gpuBuf, nm, s, native, nativeAt, st.printing)
-		m, ok := memo[string(key)]
-		if !ok {
-			v, rule := classifySync(newFacts(nm, s, native, nativeAt, src, st))
-			v.Fix = phrase(d, &v, s)
-			m = decided{id: int32(len(table)), printing: rule != nil && rule.Printing}
-			table = append(table, v)
-			memo[string(key)] = m
+		if sampledOf != nil {
+			pst := plainStates.of(s.GlobalTid)
+			key, gpuBuf = factsKey(key, gpuBuf, nm, s, native, nativeAt, pst.printing)
+			m := decide(key, func() *facts { return newFacts(nm, s, native, nativeAt, src, pst) }, s)
+			pst.printing = m.printing
+			keyIDs[i] = m.id
 		}
+		// Without a backtrace of its own, the CPU samples inside its
+		// site's syncs give the native frames (sampled.go).
+		sampled := sampledOf.of(i)
+		if len(native) == 0 && sampled != nil {
+			native = sampled.frames
+			atBuf = symbols.nativeMatches(atBuf, native)
+			nativeAt = atBuf
+		} else {
+			sampled = nil
+		}
+		key, gpuBuf = factsKey(key, gpuBuf, nm, s, native, nativeAt, st.printing)
+		if sampled != nil {
+			key = sampledOf.appendKey(key, i)
+		}
+		m := decide(key, func() *facts {
+			f := newFacts(nm, s, native, nativeAt, src, st)
+			f.sampled = sampled
+			return f
+		}, s)
 		st.printing = m.printing
 		ids[i] = m.id
 	}
-	return ids, table
+	return ids, keyIDs, table
+}
+
+// threadStates holds each thread's state, by globalTid.
+type threadStates map[int64]*threadState
+
+// of returns the thread's state, made when it has none.
+func (ts threadStates) of(tid int64) *threadState {
+	st := ts[tid]
+	if st == nil {
+		st = &threadState{}
+		ts[tid] = st
+	}
+	return st
 }
 
 // timeOrder returns the indices of syncs sorted by start time, ties in
@@ -199,6 +246,10 @@ func factsKey(buf []byte, gpuBuf []trace.GPUOpRef, nm *names, s *trace.Sync, nat
 // classifySync applies the first rule that matches.
 func classifySync(f *facts) (Verdict, *Rule) {
 	v, r := firstRule(f)
+	if f.sampled != nil { // the site's sampled call path, after what decided
+		at := min(len(v.Evidence), 1)
+		v.Evidence = append(v.Evidence[:at:at], append([]string{f.sampled.evidence()}, v.Evidence[at:]...)...)
+	}
 	// A sync inside another library is phrased at the program's call
 	// into it (issue 15, item 5): the line itself did not read the value.
 	if f.viaLibrary {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/nsyssync/nsyssync/classify"
 	"github.com/nsyssync/nsyssync/internal/textsafe"
+	"github.com/nsyssync/nsyssync/internal/words"
 	"github.com/nsyssync/nsyssync/trace"
 )
 
@@ -22,6 +23,7 @@ var htmlTemplateText string
 var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
 	"plus":  func(a, b int) int { return a + b },
 	"minus": func(a, b int) int { return a - b },
+	"count": words.Count,
 }).Parse(htmlTemplateText))
 
 // HTMLOptions tune the HTML report.

@@ -105,7 +105,8 @@ type SiteJSON struct {
 	// export's directory); absent when none was read.
 	SourceFile string `json:"source_file,omitempty"`
 	// Basis is the kind of evidence the verdict rests on: "source",
-	// "backtrace", "nvtx", "pattern" (the call pattern alone) or "none".
+	// "backtrace", "samples" (CPU samples inside the site's syncs), "nvtx",
+	// "pattern" (the call pattern alone) or "none".
 	Basis string `json:"basis"`
 	// Decided: the dependency is known and rests on frames, the program's
 	// line or aten ranges; false for unknown and likely verdicts.

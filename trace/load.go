@@ -106,6 +106,9 @@ func (x *Export) Load(ctx context.Context, opt LoadOptions) (*Trace, error) {
 	if err := x.attachPythonFrames(ctx, syncs, domains, &t.Evidence); err != nil {
 		return nil, err
 	}
+	if err := x.attachSamples(ctx, syncs, t); err != nil {
+		return nil, err
+	}
 	if t.Evidence.Backtraces && s.SchemaVersion != "" && versionLess(s.SchemaVersion, "3.9.0") {
 		t.Warnings = append(t.Warnings, fmt.Sprintf("export schema %s predates 3.9.0, whose callchainId was off by one: native frames may belong to the neighbouring call", s.SchemaVersion))
 	}

@@ -86,6 +86,12 @@ type Evidence struct {
 	// OSRT: the export traced OS-runtime calls (OSRT_API has rows, as in
 	// a default capture), so Sync.WroteAfter can be true.
 	OSRT bool
+	// Samples: the export holds CPU samples with their callchains
+	// (COMPOSITE_EVENTS, SAMPLING_CALLCHAINS: nsys's default capture), so
+	// Sync.Samples can be set. SamplesInSyncs counts the samples that fell
+	// inside a sync of their thread, before the caps of Sync.Samples.
+	Samples        bool
+	SamplesInSyncs int64
 }
 
 // Stats counts what the reader scanned, for benchmarks and the doctor.
@@ -94,6 +100,7 @@ type Stats struct {
 	BacktraceTwins int   // eventClass-67 rows folded into their calls
 	GPUOps         int64 // kernel, memcpy and memset rows streamed
 	NVTXRanges     int64
+	Samples        int64 // CPU sample rows (COMPOSITE_EVENTS) streamed
 	RowsScanned    int64
 }
 

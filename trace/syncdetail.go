@@ -10,6 +10,7 @@ type syncDetail struct {
 	opsBefore []RangeRef
 	gpu       *gpuNeighbours
 	host      *hostAfter // the OS-runtime write after it (WroteAfter)
+	samples   [][]Frame  // stacks of the CPU samples inside it (Samples)
 	// shared: the detail is shared by several syncs (only gpu is set);
 	// ownDetail and cloneDetail copy it before changing it.
 	shared bool
