@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/nsyssync/nsyssync/trace"
+	"github.com/nsyssync/nsyssync/whatif"
 )
 
 // planBuilder holds what every interval of a plan needs: the region's
@@ -27,8 +28,10 @@ type planBuilder struct {
 	// removed maps a removed sync to its group; cut holds the host code
 	// cut around each removed sync.
 	removed map[int]int
-	cut     map[int]hostCut
-	handOff map[int]handOff
+	cut     map[int]whatif.Cut
+	// host is the host side of the region graph (package whatif), by
+	// call index: threads, gaps, syncs, launches and hand-offs.
+	host *whatif.Host
 	// Stream indices, by recorded stream.
 	streamIdx map[StreamRef]int32
 	streams   []StreamRef
@@ -49,10 +52,12 @@ func newPlanBuilder(tl *trace.Timeline, t *trace.Trace, opt PlanOptions) *planBu
 	b := &planBuilder{t: t, opt: opt, ops: tl.Ops, waits: tl.Waits, byKey: map[callKey]int{}, opsOf: map[int][]int{},
 		syncOf: map[int]int{}, blocking: map[int]bool{}, removed: map[int]int{}, streamIdx: map[StreamRef]int32{},
 		sweepEnd: map[StreamRef]int64{}, shapes: []Shape{{}}, shapeIdx: map[Shape]int32{}}
+	b.host = whatif.NewHost(0, len(t.Syncs))
 	for _, c := range tl.Calls {
 		if inRegion(t.Region, c.Start) {
 			b.byKey[callKey{trace.GlobalPidOf(c.GlobalTid), c.CorrelationID}] = len(b.calls)
 			b.calls = append(b.calls, c)
+			b.host.Add(c.GlobalTid, c.Start, c.End)
 		}
 	}
 	b.attachOps()
@@ -73,9 +78,16 @@ func newPlanBuilder(tl *trace.Timeline, t *trace.Trace, opt PlanOptions) *planBu
 			}
 		}
 	}
+	// A call claimed by two syncs stays with the last.
+	for ci := range b.calls {
+		b.host.Calls[ci].Launch = len(b.opsOf[ci]) > 0 // an op floating after it counts
+		if si, ok := b.syncOf[ci]; ok {
+			b.host.AddSyncCall(int32(si), int32(ci))
+		}
+	}
 	b.medians()
 	b.cut = b.hostCode()
-	b.handOff = b.handOffs()
+	b.host.LinkHandOffs()
 	return b
 }
 
@@ -112,9 +124,9 @@ func (b *planBuilder) medians() {
 	for ci, c := range b.calls {
 		d := c.End - c.Start
 		switch {
-		case isRecordCall(c.Name):
+		case whatif.IsRecordCall(c.Name):
 			record = append(record, d)
-		case isStreamWaitCall(c.Name):
+		case whatif.IsStreamWaitCall(c.Name):
 			wait = append(wait, d)
 		case len(b.opsOf[ci]) > 0:
 			if _, sync := b.syncOf[ci]; !sync {
@@ -242,12 +254,4 @@ func (b *planBuilder) dispatchGap() int64 {
 		return 0
 	}
 	return median(gaps)
-}
-
-func isRecordCall(name string) bool {
-	return strings.HasPrefix(name, "cudaEventRecord") || strings.HasPrefix(name, "cuEventRecord")
-}
-
-func isStreamWaitCall(name string) bool {
-	return strings.HasPrefix(name, "cudaStreamWaitEvent") || strings.HasPrefix(name, "cuStreamWaitEvent")
 }

@@ -1,0 +1,22 @@
+// Package whatif holds the what-if model of a region that the simulator
+// (package estimate) runs in Go and the GPU replay (package cuda) turns
+// into GPU actions: one definition of each modelling rule, so that a fix
+// is made once and both sides follow it.
+//
+// What lives here so far is the host side of the region graph (Host):
+// each thread's API calls in recorded start order with the host time
+// between them, which calls belong to which sync, which launch GPU work,
+// the host hand-offs between threads of a process (LinkHandOffs), the
+// thread's typical gap between two launches (LaunchGaps, TypicalGaps) and
+// the host code cut around a removed sync (HostCode, ShareCut,
+// KeepsHostCode); and the small shared rules (Median, the names of event
+// record and stream wait calls).
+//
+// Where the two sides used to compute a rule differently in substance
+// (not only in form), both behaviours are kept behind a named option
+// (MedianRule), each side passing its own, so that moving the code here
+// changed no number; docs/estimator.md lists them. The GPU
+// side of the graph (streams, ops and their dependencies, event records
+// and waits, the rewrite of a removed sync on the GPU) is still built by
+// each side.
+package whatif
