@@ -84,13 +84,8 @@ func (w *threadWriter) call(ci int) {
 	c := &b.calls[ci]
 	gap := c.Start - w.prevEnd
 	w.prevEnd = max(w.prevEnd, c.End)
-	if w.cutNext > 0 && gap > 0 {
-		gap -= min(gap, w.cutNext)
-	}
+	gap = whatif.Unprofiled(whatif.CutGap(gap, w.cutNext), b.opt.ProfilerOverheadNs)
 	w.cutNext = 0
-	if ovh := b.opt.ProfilerOverheadNs; ovh > 0 && gap > 0 {
-		gap -= min(gap, ovh)
-	}
 	si, isSync := b.syncOf[ci]
 	if _, removed := b.removed[si]; isSync && removed {
 		w.removedCall(ci, si, gap, b.host.SyncCalls[si])
@@ -134,7 +129,7 @@ func (w *threadWriter) removedCall(ci, si int, gap int64, calls []int32) {
 		if w.keep {
 			cut = whatif.Cut{}
 		}
-		w.carry += gap - min(max(gap, 0), cut.Before)
+		w.carry += whatif.GapBeforeRemoved(gap, cut.Before)
 		if len(ops) > 0 {
 			a := w.newAction(c, 0)
 			a.Name, a.Corr, a.Dur, a.Sync = "rewrite", 0, cost, int32(si)
@@ -148,10 +143,7 @@ func (w *threadWriter) removedCall(ci, si int, gap int64, calls []int32) {
 	if s.Copy != nil && s.Copy.Direction == trace.CopyHtoD && s.Copy.CorrelationID == c.CorrelationID && len(b.opsOf[ci]) > 0 {
 		a := w.newAction(c, 0)
 		a.Name, a.Sync = c.Name+" (made asynchronous)", int32(si)
-		a.Dur = c.End - c.Start
-		if b.launchCallNs > 0 {
-			a.Dur = min(a.Dur, b.launchCallNs)
-		}
+		a.Dur = whatif.AsyncCopyCallNs(c.End-c.Start, b.launchCallNs)
 		w.addWork(a, ci)
 		w.tp.Actions = append(w.tp.Actions, *a)
 	}

@@ -88,7 +88,7 @@ func (s *simulator) replay(ctx context.Context, w window, remove []int) (int64, 
 			end = start
 			ss := &m.syncs[h.Sync]
 			if c.keepOps {
-				end += min(h.End-h.Start, m.launchCallNs)
+				end += whatif.AsyncCopyCallNs(h.End-h.Start, m.launchCallNs)
 			}
 			if h.SyncFirst {
 				end += s.rewrite(ss)
@@ -134,18 +134,18 @@ func (s *simulator) callStart(h *whatif.Call, removed bool) int64 {
 	}
 	gap := h.Gap
 	if cut := s.cut[th]; cut > 0 && gap > 0 {
-		gap -= min(gap, cut)
+		gap = whatif.CutGap(gap, cut)
 		s.cut[th] = 0
 	}
-	if s.deflate && gap > 0 {
-		gap -= min(gap, s.m.profilerOverheadNs)
+	if s.deflate {
+		gap = whatif.Unprofiled(gap, s.m.profilerOverheadNs)
 	}
 	var start int64
 	switch {
 	case removed && !h.SyncFirst:
 		start = s.hostEnd[th] // the host goes on at once
 	case removed:
-		start = s.hostEnd[th] + gap - min(max(gap, 0), s.m.syncs[h.Sync].cutBefore)
+		start = s.hostEnd[th] + whatif.GapBeforeRemoved(gap, s.m.syncs[h.Sync].cutBefore)
 	default:
 		start = s.hostEnd[th] + gap
 	}

@@ -3,14 +3,19 @@
 // into GPU actions: one definition of each modelling rule, so that a fix
 // is made once and both sides follow it.
 //
-// What lives here so far is the host side of the region graph (Host):
-// each thread's API calls in recorded start order with the host time
-// between them, which calls belong to which sync, which launch GPU work,
-// the host hand-offs between threads of a process (LinkHandOffs), the
-// thread's typical gap between two launches (LaunchGaps, TypicalGaps) and
-// the host code cut around a removed sync (HostCode, ShareCut,
-// KeepsHostCode); and the small shared rules (Median, the names of event
-// record and stream wait calls).
+// What lives here so far is the host side of the region graph (Host) and
+// its rules:
+//   - each thread's API calls in recorded start order with the host time
+//     between them, which calls belong to which sync, which launch GPU
+//     work;
+//   - the host hand-offs between threads of a process (LinkHandOffs);
+//   - the thread's typical gap between two launches (LaunchGaps,
+//     TypicalGaps);
+//   - the host code cut around a removed sync (HostCode, ShareCut) and
+//     when its rewrite keeps it (KeepsHostCode);
+//   - the host time around a removed sync's calls (GapBeforeRemoved,
+//     CutGap, AsyncCopyCallNs) and without the profiler (Unprofiled);
+//   - Median, and the names of event record and stream wait calls.
 //
 // Where the two sides used to compute a rule differently in substance
 // (not only in form), both behaviours are kept behind a named option
