@@ -103,12 +103,8 @@ func (b *planBuilder) attachOps() {
 		if !inRegion(b.t.Region, op.Start) {
 			continue
 		}
-		k := sort.Search(len(b.calls), func(i int) bool { return b.calls[i].Start > op.Start }) - 1
-		for ; k >= 0; k-- {
-			if trace.GlobalPidOf(b.calls[k].GlobalTid) == op.GlobalPid {
-				b.opsOf[k] = append(b.opsOf[k], oi)
-				break
-			}
+		if k := b.host.FloatCall(op.Start, op.GlobalPid); k >= 0 {
+			b.opsOf[int(k)] = append(b.opsOf[int(k)], oi)
 		}
 	}
 	for ci, list := range b.opsOf {

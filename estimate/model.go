@@ -211,9 +211,10 @@ func (m *model) deviceOf(device int64) int32 {
 }
 
 // addOps ties each op to its launch call. An op with no launch call in the
-// model that starts inside it (before floatEnd) floats after the call
-// before it (it moves with its stream); one from before the model is fixed
-// history; one after floatEnd is left out.
+// model that starts inside it (before floatEnd) floats after its
+// process's call before it (whatif.Host.FloatCall; it moves with its
+// stream); one from before the model (or any call of its process) is
+// fixed history; one after floatEnd is left out.
 func (m *model) addOps(tl *trace.Timeline, callIdx *callIndex, streamIdx map[callKey]int32, pidIdx map[int64]int32, start, floatEnd int64) {
 	type keyed struct {
 		key int32
@@ -231,7 +232,7 @@ func (m *model) addOps(tl *trace.Timeline, callIdx *callIndex, streamIdx map[cal
 		} else if op.Start >= floatEnd {
 			continue
 		} else if op.Start >= start {
-			key = int32(sort.Search(len(m.host.Calls), func(i int) bool { return m.host.Calls[i].Start > op.Start })) - 1
+			key = m.host.FloatCall(op.Start, op.GlobalPid)
 		}
 		list = append(list, keyed{key, so})
 	}

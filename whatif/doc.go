@@ -7,7 +7,8 @@
 // its rules:
 //   - each thread's API calls in recorded start order with the host time
 //     between them, which calls belong to which sync, which launch GPU
-//     work;
+//     work, and the call a GPU op with no launch call floats after
+//     (FloatCall);
 //   - the host hand-offs between threads of a process (LinkHandOffs);
 //   - the thread's typical gap between two launches (LaunchGaps,
 //     TypicalGaps);

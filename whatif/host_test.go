@@ -163,3 +163,28 @@ func TestLinkHandOffs(t *testing.T) {
 		})
 	}
 }
+
+func TestFloatCall(t *testing.T) {
+	const pid2 = int64(2) << 24
+	h := NewHost(4, 0)
+	h.Add(pid1|1, 0, 1_000)
+	h.Add(pid2|1, 2_000, 3_000)
+	h.Add(pid1|1, 4_000, 5_000)
+	h.Add(pid2|1, 6_000, 7_000)
+	for _, tc := range []struct {
+		name  string
+		start int64
+		pid   int64
+		want  int32
+	}{
+		{"before every call", -1, trace.GlobalPidOf(pid1 | 1), -1},
+		{"at a call's start", 4_000, trace.GlobalPidOf(pid1 | 1), 2},
+		{"after another process's call", 6_500, trace.GlobalPidOf(pid1 | 1), 2},
+		{"its own process's call", 6_500, trace.GlobalPidOf(pid2 | 1), 3},
+		{"no call of its process before it", 1_500, trace.GlobalPidOf(pid2 | 1), -1},
+	} {
+		if got := h.FloatCall(tc.start, tc.pid); got != tc.want {
+			t.Errorf("%s: call %d, want %d", tc.name, got, tc.want)
+		}
+	}
+}
