@@ -65,7 +65,7 @@ func newPlanBuilder(tl *trace.Timeline, t *trace.Trace, opt PlanOptions) *planBu
 	for i := range t.Syncs {
 		s := &t.Syncs[i]
 		for _, c := range s.Calls() {
-			if ci, ok := b.byKey[callKey{s.GlobalPid, c.CorrelationID}]; ok {
+			if ci, ok := b.byKey[callKey{s.GlobalPid, c.CorrelationID}]; ok && b.host.ClaimSyncCall(int32(i), int32(ci)) {
 				b.syncOf[ci] = i
 				b.blocking[ci] = c.Blocking
 			}
@@ -78,11 +78,11 @@ func newPlanBuilder(tl *trace.Timeline, t *trace.Trace, opt PlanOptions) *planBu
 			}
 		}
 	}
-	// A call claimed by two syncs stays with the last.
-	for ci := range b.calls {
-		b.host.Calls[ci].Launch = len(b.opsOf[ci]) > 0 // an op floating after it counts
-		if si, ok := b.syncOf[ci]; ok {
-			b.host.AddSyncCall(int32(si), int32(ci))
+	for ci := range b.calls { // launched at least one op; one floating after it does not count
+		for _, oi := range b.opsOf[ci] {
+			if op := &b.ops[oi]; op.CorrelationID != 0 && op.CorrelationID == b.calls[ci].CorrelationID && op.GlobalPid == trace.GlobalPidOf(b.calls[ci].GlobalTid) {
+				b.host.Calls[ci].Launch = true
+			}
 		}
 	}
 	b.medians()

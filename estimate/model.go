@@ -264,7 +264,9 @@ func (m *model) addOps(tl *trace.Timeline, callIdx *callIndex, streamIdx map[cal
 	}
 	for i := range m.calls {
 		c := &m.calls[i]
-		m.host.Calls[i].Launch = c.opHi > c.opLo && m.ops[c.opLo].launched
+		for o := c.opLo; o < c.opHi && !m.host.Calls[i].Launch; o++ {
+			m.host.Calls[i].Launch = m.ops[o].launched
+		}
 	}
 }
 

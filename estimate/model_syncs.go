@@ -29,10 +29,9 @@ func (m *model) addSyncs(syncs []trace.Sync, callIdx *callIndex, streamIdx map[c
 		}
 		for _, c := range s.Calls() {
 			ci, ok := callIdx.lookup(pid, c.CorrelationID)
-			if !ok || m.host.Calls[ci].Sync >= 0 {
-				continue // a call claimed by two syncs stays with the first
+			if !ok || !m.host.ClaimSyncCall(int32(i), ci) {
+				continue
 			}
-			m.host.AddSyncCall(int32(i), ci)
 			kind := kindOf(c.Name)
 			if kind == trace.CallMemcpy && strings.Contains(s.Reason.String(), "htod") {
 				m.calls[ci].keepOps = true // the data must still reach the GPU

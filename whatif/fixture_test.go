@@ -10,7 +10,7 @@ import (
 
 // regionHost builds the host graph of a fixture's region the way both
 // the simulator and the replay do: calls that start in the region, the
-// syncs' calls (the first sync to claim a call keeps it), and a call
+// syncs' calls, and a call
 // launches when an op carries its correlation id.
 func regionHost(t *testing.T, name string) (*Host, *trace.Trace) {
 	t.Helper()
@@ -45,8 +45,8 @@ func regionHost(t *testing.T, name string) (*Host, *trace.Trace) {
 	for si := range tr.Syncs {
 		s := &tr.Syncs[si]
 		for _, c := range s.Calls() {
-			if ci, ok := idx[key{s.GlobalPid, c.CorrelationID}]; ok && h.Calls[ci].Sync < 0 {
-				h.AddSyncCall(int32(si), ci)
+			if ci, ok := idx[key{s.GlobalPid, c.CorrelationID}]; ok {
+				h.ClaimSyncCall(int32(si), ci)
 			}
 		}
 	}

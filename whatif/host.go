@@ -13,8 +13,9 @@ type Call struct {
 	Gap    int64
 	Thread int32
 	First  bool // first call of its thread in the graph
-	// Launch: the call launches GPU work (set by the side that attaches
-	// the ops).
+	// Launch: the call launched at least one GPU op (its correlation id);
+	// an op with no launch call floating after it does not count. Set by
+	// the side that attaches the ops.
 	Launch bool
 	// Sync is the graph's index of the sync the call belongs to, -1;
 	// SyncFirst marks the sync's first call.
@@ -69,13 +70,19 @@ func (h *Host) Add(tid, start, end int64) int32 {
 	return int32(len(h.Calls) - 1)
 }
 
-// AddSyncCall makes call ci one of sync s's; the first added is the
-// sync's first call. A call belongs to one sync: the caller decides which
-// when two claim it (the simulator keeps the first, the replay the last).
-func (h *Host) AddSyncCall(s, ci int32) {
+// ClaimSyncCall makes call ci one of sync s's, unless a sync claimed it
+// first (it returns false then: a call belongs to one sync). The first
+// call claimed is the sync's first call. (The replay used to give a call
+// two syncs claim to the last: on every fixture and shared-corpus export
+// no plan changed with the first.)
+func (h *Host) ClaimSyncCall(s, ci int32) bool {
+	if h.Calls[ci].Sync >= 0 {
+		return false
+	}
 	if len(h.SyncCalls[s]) == 0 {
 		h.Calls[ci].SyncFirst = true
 	}
 	h.SyncCalls[s] = append(h.SyncCalls[s], ci)
 	h.Calls[ci].Sync = s
+	return true
 }

@@ -17,20 +17,21 @@ type call struct {
 
 const pid1 = int64(1) << 24 // globalTid = pid<<24 | tid
 
-func build(calls []call, nsyncs int) *Host {
+func build(t testing.TB, calls []call, nsyncs int) *Host {
+	t.Helper()
 	h := NewHost(len(calls), nsyncs)
 	for _, c := range calls {
 		i := h.Add(pid1|c.tid, c.start, c.end)
 		h.Calls[i].Launch = c.launch
-		if c.sync >= 0 {
-			h.AddSyncCall(c.sync, i)
+		if c.sync >= 0 && !h.ClaimSyncCall(c.sync, i) {
+			t.Fatalf("call %d claimed twice", i)
 		}
 	}
 	return h
 }
 
 func TestAddGaps(t *testing.T) {
-	h := build([]call{
+	h := build(t, []call{
 		{1, 0, 10, true, -1},
 		{2, 5, 50, true, -1},
 		{1, 30, 40, true, -1},
@@ -74,7 +75,7 @@ func TestHostCode(t *testing.T) {
 		{1, 330_000, 331_000, false, 3},
 		{1, 341_000, 342_000, true, -1},
 	}
-	h := build(calls, 4)
+	h := build(t, calls, 4)
 	byTid := map[int64][]int64{}
 	h.LaunchGaps(nil, byTid)
 	gaps := byTid[pid1|1]
@@ -106,7 +107,7 @@ func TestHostCode(t *testing.T) {
 }
 
 func TestLaunchGapsInRegion(t *testing.T) {
-	h := build([]call{
+	h := build(t, []call{
 		{1, 0, 1_000, true, -1},
 		{1, 3_000, 4_000, true, -1},
 		{1, 9_000, 10_000, true, -1},
@@ -149,7 +150,7 @@ func TestLinkHandOffs(t *testing.T) {
 		}, []int32{-1, -1, -1}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			h := build(tc.calls, 0)
+			h := build(t, tc.calls, 0)
 			h.LinkHandOffs()
 			for i, want := range tc.dep {
 				c := h.Calls[i]
@@ -186,5 +187,26 @@ func TestFloatCall(t *testing.T) {
 		if got := h.FloatCall(tc.start, tc.pid); got != tc.want {
 			t.Errorf("%s: call %d, want %d", tc.name, got, tc.want)
 		}
+	}
+}
+
+func TestClaimSyncCall(t *testing.T) {
+	h := NewHost(3, 2)
+	for i := range 3 {
+		h.Add(pid1|1, int64(i)*1_000, int64(i)*1_000+500)
+	}
+	for _, tc := range []struct {
+		sync, call int32
+		want       bool
+	}{{0, 1, true}, {0, 2, true}, {1, 1, false}, {1, 0, true}} {
+		if got := h.ClaimSyncCall(tc.sync, tc.call); got != tc.want {
+			t.Errorf("sync %d claims call %d: %v, want %v", tc.sync, tc.call, got, tc.want)
+		}
+	}
+	if h.Calls[1].Sync != 0 || !h.Calls[1].SyncFirst || h.Calls[2].SyncFirst || !h.Calls[0].SyncFirst || h.Calls[0].Sync != 1 {
+		t.Errorf("calls %+v", h.Calls)
+	}
+	if len(h.SyncCalls[0]) != 2 || len(h.SyncCalls[1]) != 1 {
+		t.Errorf("sync calls %v: a call claimed twice belongs to the first sync", h.SyncCalls)
 	}
 }
