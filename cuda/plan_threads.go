@@ -84,7 +84,7 @@ func (w *threadWriter) call(ci int) {
 	c := &b.calls[ci]
 	gap := c.Start - w.prevEnd
 	w.prevEnd = max(w.prevEnd, c.End)
-	gap = whatif.Unprofiled(whatif.CutGap(gap, w.cutNext), b.opt.ProfilerOverheadNs)
+	gap = whatif.GapBefore(gap, w.cutNext, b.opt.ProfilerOverheadNs)
 	w.cutNext = 0
 	si, isSync := b.syncOf[ci]
 	if _, removed := b.removed[si]; isSync && removed {

@@ -132,14 +132,12 @@ func (s *simulator) callStart(h *whatif.Call, removed bool) int64 {
 		}
 		return h.Start
 	}
-	gap := h.Gap
-	if cut := s.cut[th]; cut > 0 && gap > 0 {
-		gap = whatif.CutGap(gap, cut)
-		s.cut[th] = 0
-	}
+	ovh := int64(0)
 	if s.deflate {
-		gap = whatif.Unprofiled(gap, s.m.profilerOverheadNs)
+		ovh = s.m.profilerOverheadNs
 	}
+	gap := whatif.GapBefore(h.Gap, s.cut[th], ovh)
+	s.cut[th] = 0
 	var start int64
 	switch {
 	case removed && !h.SyncFirst:

@@ -15,7 +15,8 @@
 //   - the host code cut around a removed sync (HostCode, ShareCut) and
 //     when its rewrite keeps it (KeepsHostCode);
 //   - the host time around a removed sync's calls (GapBeforeRemoved,
-//     CutGap, AsyncCopyCallNs) and without the profiler (Unprofiled);
+//     GapBefore, CutGap, AsyncCopyCallNs) and without the profiler
+//     (Unprofiled);
 //   - Median, and the names of event record and stream wait calls.
 //
 // Where the two sides used to compute a rule differently in substance

@@ -8,16 +8,23 @@ package whatif
 // launch call (AsyncCopyCallNs). Without the profiler, each gap loses the
 // per-call overhead (Unprofiled).
 //
-// One difference is left to each side: the simulator keeps the host code
-// after a removed sync pending while the next gap is not positive (a call
-// that overlaps the previous one) and cuts it from the first positive
-// gap; the replay drops it at the next call.
+// The host code after a removed sync is cut from the gap before the
+// thread's next call, whatever that gap (the simulator used to keep it
+// pending past a gap that was not positive, a call overlapping the one
+// before: on every fixture and shared-corpus export no number changed).
 
 // GapBeforeRemoved is the host time left before a removed sync's first
 // call: the recorded gap less the host code before the sync (never below
 // the gap's negative part).
 func GapBeforeRemoved(gap, before int64) int64 {
 	return gap - min(max(gap, 0), before)
+}
+
+// GapBefore is the host time before a call, from the recorded gap: the
+// host code still to cut after a removed sync on its thread comes off
+// (CutGap), then the profiler's per-call overhead (Unprofiled).
+func GapBefore(gap, cut, overheadNs int64) int64 {
+	return Unprofiled(CutGap(gap, cut), overheadNs)
 }
 
 // CutGap takes host code still to cut (after a removed sync) off a

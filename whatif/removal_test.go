@@ -18,6 +18,8 @@ func TestRemovalHostTime(t *testing.T) {
 		{"profiler overhead: at most the gap", Unprofiled(2_000, 3_700), 0},
 		{"no profiler correction", Unprofiled(2_000, 0), 2_000},
 		{"negative correction: none", Unprofiled(2_000, -1), 2_000},
+		{"gap: host code, then the profiler's overhead", GapBefore(30_000, 12_000, 3_700), 14_300},
+		{"gap: nothing left", GapBefore(10_000, 8_000, 3_700), 0},
 		{"copy call: a launch call's cost", AsyncCopyCallNs(40_000, 5_000), 5_000},
 		{"copy call: never more than recorded", AsyncCopyCallNs(3_000, 5_000), 3_000},
 		{"copy call: launch cost unknown", AsyncCopyCallNs(40_000, 0), 40_000},
