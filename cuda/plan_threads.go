@@ -125,7 +125,7 @@ func (w *threadWriter) removedCall(ci, si int, gap int64, calls []int32) {
 	s := &b.t.Syncs[si]
 	if first {
 		ops, cost := st.rewrite(si, c.Start)
-		w.keep = whatif.KeepsHostCode(len(ops) > 0, s.Copy != nil && s.Copy.Direction == trace.CopyHtoD)
+		w.keep = whatif.KeepsHostCode(len(ops) > 0, whatif.CopiesToDevice(s))
 		if w.keep {
 			cut = whatif.Cut{}
 		}
@@ -140,7 +140,7 @@ func (w *threadWriter) removedCall(ci, si int, gap int64, calls []int32) {
 			st.counts.Rewrites++
 		}
 	}
-	if s.Copy != nil && s.Copy.Direction == trace.CopyHtoD && s.Copy.CorrelationID == c.CorrelationID && len(b.opsOf[ci]) > 0 {
+	if whatif.KeepsCopy(s, c.CorrelationID) && len(b.opsOf[ci]) > 0 {
 		a := w.newAction(c, 0)
 		a.Name, a.Sync = c.Name+" (made asynchronous)", int32(si)
 		a.Dur = whatif.AsyncCopyCallNs(c.End-c.Start, b.launchCallNs)

@@ -1,9 +1,8 @@
 package estimate
 
 import (
-	"strings"
-
 	"github.com/nsyssync/nsyssync/trace"
+	"github.com/nsyssync/nsyssync/whatif"
 )
 
 // addSyncs marks the inventory's syncs on the model's calls: which calls
@@ -33,7 +32,7 @@ func (m *model) addSyncs(syncs []trace.Sync, callIdx *callIndex, streamIdx map[c
 				continue
 			}
 			kind := kindOf(c.Name)
-			if kind == trace.CallMemcpy && strings.Contains(s.Reason.String(), "htod") {
+			if whatif.KeepsCopy(s, c.CorrelationID) {
 				m.calls[ci].keepOps = true // the data must still reach the GPU
 			}
 			if !c.Blocking {

@@ -13,7 +13,8 @@
 //   - the thread's typical gap between two launches (LaunchGaps,
 //     TypicalGaps);
 //   - the host code cut around a removed sync (HostCode, ShareCut) and
-//     when its rewrite keeps it (KeepsHostCode);
+//     when its rewrite keeps it (KeepsHostCode), and the host-to-device
+//     copy a removed sync keeps (CopiesToDevice, KeepsCopy);
 //   - the host time around a removed sync's calls (GapBeforeRemoved,
 //     GapBefore, CutGap, AsyncCopyCallNs) and without the profiler
 //     (Unprofiled);

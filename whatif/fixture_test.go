@@ -113,3 +113,34 @@ func TestHostCodeOnGroundTruth(t *testing.T) {
 		t.Error("no host code around any ground-truth sync")
 	}
 }
+
+// TestKeepsCopyOnGroundTruth: the pageable host-to-device loop's copies
+// are kept (their data must reach the GPU), each on its own call alone;
+// the device-to-host loop's are not.
+func TestKeepsCopyOnGroundTruth(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		keep bool
+	}{{"gt_h2d_pageable", true}, {"gt_cpu_copy", false}, {"gt_item_tiny", false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, tr := regionHost(t, tc.name)
+			copies := 0
+			for i := range tr.Syncs {
+				s := &tr.Syncs[i]
+				if s.Copy == nil {
+					continue
+				}
+				copies++
+				if CopiesToDevice(s) != tc.keep || KeepsCopy(s, s.Copy.CorrelationID) != tc.keep {
+					t.Fatalf("sync %d (%s): copies to the device %v, kept %v; want %v", i, s.Reason, CopiesToDevice(s), KeepsCopy(s, s.Copy.CorrelationID), tc.keep)
+				}
+				if KeepsCopy(s, s.Copy.CorrelationID+1) {
+					t.Fatalf("sync %d: a call other than its copy's kept", i)
+				}
+			}
+			if copies == 0 {
+				t.Fatal("no copy sync")
+			}
+		})
+	}
+}
