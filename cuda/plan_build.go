@@ -78,13 +78,6 @@ func newPlanBuilder(tl *trace.Timeline, t *trace.Trace, opt PlanOptions) *planBu
 			}
 		}
 	}
-	for ci := range b.calls { // launched at least one op; one floating after it does not count
-		for _, oi := range b.opsOf[ci] {
-			if op := &b.ops[oi]; op.CorrelationID != 0 && op.CorrelationID == b.calls[ci].CorrelationID && op.GlobalPid == trace.GlobalPidOf(b.calls[ci].GlobalTid) {
-				b.host.Calls[ci].Launch = true
-			}
-		}
-	}
 	b.medians()
 	b.cut = b.hostCode()
 	b.host.LinkHandOffs()
@@ -98,6 +91,7 @@ func (b *planBuilder) attachOps() {
 	for oi, op := range b.ops {
 		if ci, ok := b.byKey[callKey{op.GlobalPid, op.CorrelationID}]; ok && op.CorrelationID != 0 {
 			b.opsOf[ci] = append(b.opsOf[ci], oi)
+			b.host.Calls[ci].Launch = true // an op floating after a call does not make it a launch
 			continue
 		}
 		if !inRegion(b.t.Region, op.Start) {

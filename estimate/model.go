@@ -261,11 +261,8 @@ func (m *model) addOps(tl *trace.Timeline, callIdx *callIndex, streamIdx map[cal
 		st.ops = append(st.ops, int32(len(m.ops)))
 		m.ops = append(m.ops, k.op)
 		c.opHi = int32(len(m.ops))
-	}
-	for i := range m.calls {
-		c := &m.calls[i]
-		for o := c.opLo; o < c.opHi && !m.host.Calls[i].Launch; o++ {
-			m.host.Calls[i].Launch = m.ops[o].launched
+		if k.op.launched { // an op floating after a call does not make it a launch
+			m.host.Calls[k.key].Launch = true
 		}
 	}
 }
