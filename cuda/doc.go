@@ -15,9 +15,10 @@
 // GPU work keeps its order through events), several times in alternation,
 // and reports the median saving and its range (Device.Replay). The
 // host-side rules (the host code around a removed sync, hand-offs between
-// threads, the profiler's per-call overhead) are the simulator's (package
-// estimate); what the replay measures instead of modelling is the GPU and
-// the driver: launch latency, queueing, concurrency, wake-ups.
+// threads, the profiler's per-call overhead) are the simulator's: the
+// host graph and its rules come from package whatif, which both use; what
+// the replay measures instead of modelling is the GPU and the driver:
+// launch latency, queueing, concurrency, wake-ups.
 //
 // The driver is loaded at run time: libcuda.so.1 through dlopen and dlsym
 // (cgo), with the driver API declared in nsd_cuda.h, so building needs no

@@ -3,9 +3,9 @@ package cuda
 import (
 	"errors"
 	"fmt"
-	"sort"
 
 	"github.com/nsyssync/nsyssync/trace"
+	"github.com/nsyssync/nsyssync/whatif"
 )
 
 // Plan is a region of a trace turned into what the GPU replay executes:
@@ -228,15 +228,6 @@ func BuildPlan(tl *trace.Timeline, t *trace.Trace, opt PlanOptions) (*Plan, erro
 // callKey finds a call by process and correlation id.
 type callKey struct{ pid, corr int64 }
 
-// median returns the median of xs (0 for none); xs is reordered.
-func median(xs []int64) int64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	sort.Slice(xs, func(i, j int) bool { return xs[i] < xs[j] })
-	n := len(xs)
-	if n%2 == 1 {
-		return xs[n/2]
-	}
-	return (xs[n/2-1] + xs[n/2]) / 2
-}
+// median returns the median of xs (the mean of the two middles for an
+// even count; 0 for none); xs is reordered.
+func median(xs []int64) int64 { return whatif.Median(xs, whatif.MeanOfMiddles) }

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/nsyssync/nsyssync/trace"
+	"github.com/nsyssync/nsyssync/whatif"
 )
 
 // planBuilder holds what every interval of a plan needs: the region's
@@ -27,8 +28,10 @@ type planBuilder struct {
 	// removed maps a removed sync to its group; cut holds the host code
 	// cut around each removed sync.
 	removed map[int]int
-	cut     map[int]hostCut
-	handOff map[int]handOff
+	cut     map[int]whatif.Cut
+	// host is the host side of the region graph (package whatif), by
+	// call index: threads, gaps, syncs, launches and hand-offs.
+	host *whatif.Host
 	// Stream indices, by recorded stream.
 	streamIdx map[StreamRef]int32
 	streams   []StreamRef
@@ -49,10 +52,12 @@ func newPlanBuilder(tl *trace.Timeline, t *trace.Trace, opt PlanOptions) *planBu
 	b := &planBuilder{t: t, opt: opt, ops: tl.Ops, waits: tl.Waits, byKey: map[callKey]int{}, opsOf: map[int][]int{},
 		syncOf: map[int]int{}, blocking: map[int]bool{}, removed: map[int]int{}, streamIdx: map[StreamRef]int32{},
 		sweepEnd: map[StreamRef]int64{}, shapes: []Shape{{}}, shapeIdx: map[Shape]int32{}}
+	b.host = whatif.NewHost(0, len(t.Syncs))
 	for _, c := range tl.Calls {
 		if inRegion(t.Region, c.Start) {
 			b.byKey[callKey{trace.GlobalPidOf(c.GlobalTid), c.CorrelationID}] = len(b.calls)
 			b.calls = append(b.calls, c)
+			b.host.Add(c.GlobalTid, c.Start, c.End)
 		}
 	}
 	b.attachOps()
@@ -60,7 +65,7 @@ func newPlanBuilder(tl *trace.Timeline, t *trace.Trace, opt PlanOptions) *planBu
 	for i := range t.Syncs {
 		s := &t.Syncs[i]
 		for _, c := range s.Calls() {
-			if ci, ok := b.byKey[callKey{s.GlobalPid, c.CorrelationID}]; ok {
+			if ci, ok := b.byKey[callKey{s.GlobalPid, c.CorrelationID}]; ok && b.host.ClaimSyncCall(int32(i), int32(ci)) {
 				b.syncOf[ci] = i
 				b.blocking[ci] = c.Blocking
 			}
@@ -75,7 +80,7 @@ func newPlanBuilder(tl *trace.Timeline, t *trace.Trace, opt PlanOptions) *planBu
 	}
 	b.medians()
 	b.cut = b.hostCode()
-	b.handOff = b.handOffs()
+	b.host.LinkHandOffs()
 	return b
 }
 
@@ -86,17 +91,14 @@ func (b *planBuilder) attachOps() {
 	for oi, op := range b.ops {
 		if ci, ok := b.byKey[callKey{op.GlobalPid, op.CorrelationID}]; ok && op.CorrelationID != 0 {
 			b.opsOf[ci] = append(b.opsOf[ci], oi)
+			b.host.Calls[ci].Launch = true // an op floating after a call does not make it a launch
 			continue
 		}
 		if !inRegion(b.t.Region, op.Start) {
 			continue
 		}
-		k := sort.Search(len(b.calls), func(i int) bool { return b.calls[i].Start > op.Start }) - 1
-		for ; k >= 0; k-- {
-			if trace.GlobalPidOf(b.calls[k].GlobalTid) == op.GlobalPid {
-				b.opsOf[k] = append(b.opsOf[k], oi)
-				break
-			}
+		if k := b.host.FloatCall(op.Start, op.GlobalPid); k >= 0 {
+			b.opsOf[int(k)] = append(b.opsOf[int(k)], oi)
 		}
 	}
 	for ci, list := range b.opsOf {
@@ -112,9 +114,9 @@ func (b *planBuilder) medians() {
 	for ci, c := range b.calls {
 		d := c.End - c.Start
 		switch {
-		case isRecordCall(c.Name):
+		case whatif.IsRecordCall(c.Name):
 			record = append(record, d)
-		case isStreamWaitCall(c.Name):
+		case whatif.IsStreamWaitCall(c.Name):
 			wait = append(wait, d)
 		case len(b.opsOf[ci]) > 0:
 			if _, sync := b.syncOf[ci]; !sync {
@@ -242,12 +244,4 @@ func (b *planBuilder) dispatchGap() int64 {
 		return 0
 	}
 	return median(gaps)
-}
-
-func isRecordCall(name string) bool {
-	return strings.HasPrefix(name, "cudaEventRecord") || strings.HasPrefix(name, "cuEventRecord")
-}
-
-func isStreamWaitCall(name string) bool {
-	return strings.HasPrefix(name, "cudaStreamWaitEvent") || strings.HasPrefix(name, "cuStreamWaitEvent")
 }

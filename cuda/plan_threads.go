@@ -1,6 +1,9 @@
 package cuda
 
-import "github.com/nsyssync/nsyssync/trace"
+import (
+	"github.com/nsyssync/nsyssync/trace"
+	"github.com/nsyssync/nsyssync/whatif"
+)
 
 // actionRef names an action of a thread.
 type actionRef struct{ thread, action int32 }
@@ -37,12 +40,11 @@ func (st *intervalState) writeThreads(ip *IntervalPlan) {
 		order[th] = append(order[th], ci)
 	}
 	at := map[int]actionRef{} // call -> last action at or before it on its thread
-	syncCalls := b.syncCalls()
 	lastEnd := int64(noTime)
 	for th, calls := range order {
 		w := &threadWriter{st: st, tp: &ip.Threads[th], index: int32(th), prevEnd: st.iv.Start}
 		for _, ci := range calls {
-			w.call(ci, syncCalls)
+			w.call(ci)
 			at[ci] = actionRef{int32(th), int32(len(w.tp.Actions)) - 1}
 		}
 		if end := b.calls[calls[len(calls)-1]].End; end > lastEnd {
@@ -60,38 +62,33 @@ func (st *intervalState) writeThreads(ip *IntervalPlan) {
 	}
 	for th, calls := range order {
 		for _, ci := range calls {
-			ho, ok := b.handOff[ci]
+			ho := &b.host.Calls[ci]
 			me := at[ci]
-			if !ok || ho.dep < st.lo || me.action < 0 || ip.Threads[th].Actions[me.action].Corr != b.calls[ci].CorrelationID {
+			if ho.Dep < 0 || int(ho.Dep) < st.lo || me.action < 0 || ip.Threads[th].Actions[me.action].Corr != b.calls[ci].CorrelationID {
 				continue
 			}
-			dep, ok := at[ho.dep]
+			dep, ok := at[int(ho.Dep)]
 			if !ok || dep.action < 0 {
 				continue
 			}
 			a := &ip.Threads[th].Actions[me.action]
-			a.AfterThread, a.AfterAction, a.Lag = dep.thread, dep.action, ho.lag
+			a.AfterThread, a.AfterAction, a.Lag = dep.thread, dep.action, ho.Lag
 			st.counts.HandOffs++
 		}
 	}
 }
 
 // call writes the action(s) of recorded call ci.
-func (w *threadWriter) call(ci int, syncCalls map[int][]int) {
+func (w *threadWriter) call(ci int) {
 	st, b := w.st, w.st.b
 	c := &b.calls[ci]
 	gap := c.Start - w.prevEnd
 	w.prevEnd = max(w.prevEnd, c.End)
-	if w.cutNext > 0 && gap > 0 {
-		gap -= min(gap, w.cutNext)
-	}
+	gap = whatif.GapBefore(gap, w.cutNext, b.opt.ProfilerOverheadNs)
 	w.cutNext = 0
-	if ovh := b.opt.ProfilerOverheadNs; ovh > 0 && gap > 0 {
-		gap -= min(gap, ovh)
-	}
 	si, isSync := b.syncOf[ci]
 	if _, removed := b.removed[si]; isSync && removed {
-		w.removedCall(ci, si, gap, syncCalls[si])
+		w.removedCall(ci, si, gap, b.host.SyncCalls[si])
 		return
 	}
 	a := w.newAction(c, max(gap, 0))
@@ -120,19 +117,19 @@ func (w *threadWriter) call(ci int, syncCalls map[int][]int) {
 // keeps work on the host (ordering other streams with events, or a
 // host-to-device copy made asynchronous): that code (wait_stream,
 // pin_memory) takes about as long as the sync's did.
-func (w *threadWriter) removedCall(ci, si int, gap int64, calls []int) {
+func (w *threadWriter) removedCall(ci, si int, gap int64, calls []int32) {
 	st, b := w.st, w.st.b
 	c := &b.calls[ci]
 	cut := b.cut[si]
-	first := calls[0] == ci
+	first := int(calls[0]) == ci
 	s := &b.t.Syncs[si]
 	if first {
 		ops, cost := st.rewrite(si, c.Start)
-		w.keep = len(ops) > 0 || (s.Copy != nil && s.Copy.Direction == trace.CopyHtoD)
+		w.keep = whatif.KeepsHostCode(len(ops) > 0, whatif.CopiesToDevice(s))
 		if w.keep {
-			cut = hostCut{}
+			cut = whatif.Cut{}
 		}
-		w.carry += gap - min(max(gap, 0), cut.before)
+		w.carry += whatif.GapBeforeRemoved(gap, cut.Before)
 		if len(ops) > 0 {
 			a := w.newAction(c, 0)
 			a.Name, a.Corr, a.Dur, a.Sync = "rewrite", 0, cost, int32(si)
@@ -143,18 +140,15 @@ func (w *threadWriter) removedCall(ci, si int, gap int64, calls []int) {
 			st.counts.Rewrites++
 		}
 	}
-	if s.Copy != nil && s.Copy.Direction == trace.CopyHtoD && s.Copy.CorrelationID == c.CorrelationID && len(b.opsOf[ci]) > 0 {
+	if whatif.KeepsCopy(s, c.CorrelationID) && len(b.opsOf[ci]) > 0 {
 		a := w.newAction(c, 0)
 		a.Name, a.Sync = c.Name+" (made asynchronous)", int32(si)
-		a.Dur = c.End - c.Start
-		if b.launchCallNs > 0 {
-			a.Dur = min(a.Dur, b.launchCallNs)
-		}
+		a.Dur = whatif.AsyncCopyCallNs(c.End-c.Start, b.launchCallNs)
 		w.addWork(a, ci)
 		w.tp.Actions = append(w.tp.Actions, *a)
 	}
-	if calls[len(calls)-1] == ci && !w.keep {
-		w.cutNext = cut.after
+	if int(calls[len(calls)-1]) == ci && !w.keep {
+		w.cutNext = cut.After
 	}
 }
 

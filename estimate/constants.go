@@ -1,10 +1,10 @@
 package estimate
 
 import (
-	"slices"
 	"sort"
 
 	"github.com/nsyssync/nsyssync/trace"
+	"github.com/nsyssync/nsyssync/whatif"
 )
 
 // draft is a model whose replay parameters wait for the model constants,
@@ -31,7 +31,7 @@ func newDraft(tl *trace.Timeline, tr *trace.Trace, start, end int64, syncLo, syn
 	ivs := tr.Region.Intervals
 	d.in = make([]bool, len(d.m.calls))
 	for i := range d.m.calls {
-		d.in[i] = inIntervals(ivs, d.m.calls[i].start)
+		d.in[i] = inIntervals(ivs, d.m.host.Calls[i].Start)
 	}
 	for _, op := range tl.Ops {
 		if op.Kind == trace.OpMemcpy && op.Name == "memcpy DtoH" && op.Bytes <= 64 && inIntervals(ivs, op.Start) {
@@ -41,9 +41,9 @@ func newDraft(tl *trace.Timeline, tr *trace.Trace, start, end int64, syncLo, syn
 	for _, call := range tl.Calls {
 		switch {
 		case !inIntervals(ivs, call.Start):
-		case isRecordCall(call.Name):
+		case whatif.IsRecordCall(call.Name):
 			d.record = append(d.record, call.End-call.Start)
-		case isStreamWaitCall(call.Name):
+		case whatif.IsStreamWaitCall(call.Name):
 			d.waits = append(d.waits, call.End-call.Start)
 		}
 	}
@@ -95,14 +95,9 @@ func finishModels(ds []*draft, cal *Calibration) Constants {
 	}
 	byTid := map[int64][]int64{}
 	for _, d := range ds {
-		d.m.launchGaps(d.in, byTid)
+		d.m.host.LaunchGaps(d.in, byTid)
 	}
-	typical := make(map[int64]int64, len(byTid))
-	for tid, xs := range byTid {
-		if len(xs) >= 3 {
-			typical[tid] = median(xs)
-		}
-	}
+	typical := whatif.TypicalGaps(byTid, whatif.LowerMiddle)
 	for _, d := range ds {
 		d.m.consts, d.m.launchCallNs = *c, launchCallNs
 		d.m.setReplayParameters(d.rec, recordNs, waitNs)
@@ -116,13 +111,13 @@ func finishModels(ds []*draft, cal *Calibration) Constants {
 // before their call began.
 func (m *model) latencySamples(r *recorded, in []bool, lat []int64) []int64 {
 	for i := range m.calls {
-		call := &m.calls[i]
+		call, h := &m.calls[i], &m.host.Calls[i]
 		if !in[i] {
 			continue
 		}
 		for o := call.opLo; o < call.opHi; o++ {
-			if op := &m.ops[o]; op.launched && r.ready[o] <= call.start && op.recStart >= call.start {
-				lat = append(lat, op.recStart-call.start)
+			if op := &m.ops[o]; op.launched && r.ready[o] <= h.Start && op.recStart >= h.Start {
+				lat = append(lat, op.recStart-h.Start)
 			}
 		}
 	}
@@ -133,12 +128,12 @@ func (m *model) latencySamples(r *recorded, in []bool, lat []int64) []int64 {
 // previous op.
 func (m *model) gapSamples(r *recorded, in []bool, latency int64, gaps []int64) []int64 {
 	for i := range m.calls {
-		call := &m.calls[i]
+		call, h := &m.calls[i], &m.host.Calls[i]
 		if !in[i] {
 			continue
 		}
 		for o := call.opLo; o < call.opHi; o++ {
-			if op := &m.ops[o]; op.launched && r.ready[o] > call.start+latency && op.recStart >= r.ready[o] {
+			if op := &m.ops[o]; op.launched && r.ready[o] > h.Start+latency && op.recStart >= r.ready[o] {
 				gaps = append(gaps, op.recStart-r.ready[o])
 			}
 		}
@@ -150,14 +145,14 @@ func (m *model) gapSamples(r *recorded, in []bool, latency int64, gaps []int64) 
 // wake-up (after the awaited work ends) of blocking calls.
 func (m *model) blockSamples(r *recorded, in []bool, ovh, wake []int64) ([]int64, []int64) {
 	for i := range m.calls {
-		call := &m.calls[i]
+		call, h := &m.calls[i], &m.host.Calls[i]
 		if call.block < 0 || !in[i] {
 			continue
 		}
-		if aw := r.awaited[call.block]; aw > call.start {
-			wake = append(wake, call.end-aw)
+		if aw := r.awaited[call.block]; aw > h.Start {
+			wake = append(wake, h.End-aw)
 		} else {
-			ovh = append(ovh, call.end-call.start)
+			ovh = append(ovh, h.End-h.Start)
 		}
 	}
 	return ovh, wake
@@ -166,8 +161,8 @@ func (m *model) blockSamples(r *recorded, in []bool, ovh, wake []int64) ([]int64
 // launchCallSamples appends the durations of launch calls (not syncs).
 func (m *model) launchCallSamples(in []bool, out []int64) []int64 {
 	for i := range m.calls {
-		if call := &m.calls[i]; in[i] && call.sync < 0 && call.opHi > call.opLo && m.ops[call.opLo].launched {
-			out = append(out, call.end-call.start)
+		if h := &m.host.Calls[i]; in[i] && h.Sync < 0 && h.Launch {
+			out = append(out, h.End-h.Start)
 		}
 	}
 	return out
@@ -179,7 +174,7 @@ func (m *model) launchCallSamples(in []bool, out []int64) []int64 {
 func (m *model) setReplayParameters(r *recorded, recordNs, waitNs int64) {
 	c := &m.consts
 	for i := range m.calls {
-		call := &m.calls[i]
+		call, h := &m.calls[i], &m.host.Calls[i]
 		for o := call.opLo; o < call.opHi; o++ {
 			op := &m.ops[o]
 			ready := r.ready[o]
@@ -188,15 +183,15 @@ func (m *model) setReplayParameters(r *recorded, recordNs, waitNs int64) {
 				op.lat = minTime
 				if ready == minTime {
 					op.gap = 0
-					op.lat = op.recStart - call.start // pinned where it ran, relative to its neighbour call
+					op.lat = op.recStart - h.Start // pinned where it ran, relative to its neighbour call
 				} else {
 					op.gap = op.recStart - ready
 				}
-			case ready > call.start+c.LaunchLatencyNs: // queued behind its stream
+			case ready > h.Start+c.LaunchLatencyNs: // queued behind its stream
 				op.gap = op.recStart - ready
-				op.lat = min(op.recStart-call.start, c.LaunchLatencyNs)
+				op.lat = min(op.recStart-h.Start, c.LaunchLatencyNs)
 			default: // launch-bound
-				op.lat = op.recStart - call.start
+				op.lat = op.recStart - h.Start
 				op.gap = 0
 				if ready != minTime {
 					op.gap = min(op.recStart-ready, c.DispatchGapNs)
@@ -207,16 +202,16 @@ func (m *model) setReplayParameters(r *recorded, recordNs, waitNs int64) {
 			continue
 		}
 		bl := &m.blocks[call.block]
-		dur := call.end - call.start
+		dur := h.End - h.Start
 		aw := r.awaited[call.block]
-		if aw > call.start {
-			bl.wake = call.end - aw
+		if aw > h.Start {
+			bl.wake = h.End - aw
 			bl.ovh = min(dur, c.SyncOverheadNs)
 		} else {
 			bl.ovh = dur
 			bl.wake = 0
 			if aw != minTime {
-				bl.wake = min(call.end-aw, c.SyncWakeNs)
+				bl.wake = min(h.End-aw, c.SyncWakeNs)
 			}
 		}
 	}
@@ -240,10 +235,4 @@ func (m *model) setReplayParameters(r *recorded, recordNs, waitNs int64) {
 
 // median returns the median of xs (the lower middle for an even count);
 // it sorts xs in place.
-func median(xs []int64) int64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	slices.Sort(xs)
-	return xs[(len(xs)-1)/2]
-}
+func median(xs []int64) int64 { return whatif.Median(xs, whatif.LowerMiddle) }

@@ -12,6 +12,10 @@
 // another stream keeps its ordering on the GPU, as the sync-free rewrite
 // (wait_stream, wait_event) does, and costs that rewrite's calls.
 //
+// The host side of the model (threads, gaps, syncs' calls, hand-offs,
+// the host code cut around a removed sync) is package whatif's, shared
+// with the GPU replay (package cuda).
+//
 // Constants (launch latency, sync overhead and wake-up, dispatch gap) come
 // from the trace where it shows them, else from a Calibration profile,
 // else from DefaultCalibration. docs/estimator.md scores the estimates

@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"github.com/nsyssync/nsyssync/trace"
+	"github.com/nsyssync/nsyssync/whatif"
 )
 
 const (
@@ -18,6 +19,10 @@ const (
 // dependency (the previous call of a thread, the previous op of a stream,
 // an event record, the work a sync waits for) comes earlier in that order.
 type model struct {
+	// host is the host side of the graph (package whatif): the calls'
+	// threads, gaps, syncs and hand-offs; calls holds, by the same index,
+	// what the GPU side adds to each call.
+	host      *whatif.Host
 	calls     []simCall
 	ops       []simOp
 	streams   []simStream
@@ -33,8 +38,6 @@ type model struct {
 	recSnaps    []int64
 	snapStreams []int32 // per snapshot slot: the recording stream
 	threads     int
-	threadPids  []int64 // per thread: its process's globalPid
-	threadTids  []int64 // per thread: its globalTid
 	consts      Constants
 	// launchCallNs: host cost of an asynchronous copy call, what a removed
 	// pageable host-to-device copy becomes.
@@ -43,24 +46,15 @@ type model struct {
 	profilerOverheadNs int64
 }
 
-// simCall is one API call.
+// simCall is what the GPU side of the model adds to API call i of
+// m.host (whose Calls[i] holds its recorded times, thread, gap, sync and
+// hand-off).
 type simCall struct {
-	start, end int64 // recorded
-	gap        int64 // recorded host time since the thread's previous call ended
-	thread     int32
-	first      bool // first call of its thread in the model
-	syncFirst  bool // first call of a sync in the inventory
 	opLo, opHi int32
 	block      int32 // blocks index; -1: replayed with its recorded duration
 	snap       int32 // snapshot slot written by this (event record) call
 	snapStream int32
 	wait       int32 // waits index of this cudaStreamWaitEvent call
-	sync       int32 // m.syncs index, -1
-	// dep: a call of another thread of the process that this one waited
-	// for on the host (a hand-off such as PyTorch's autograd thread), lag
-	// after its end; -1 when none.
-	dep int32
-	lag int64
 	// keepOps: removing the sync keeps this call's copy, made
 	// asynchronous (a host-to-device copy the program needs).
 	keepOps bool
@@ -111,7 +105,7 @@ type simBlock struct {
 
 // simSync is one inventory sync as the replay removes it.
 type simSync struct {
-	calls []int32
+	calls []int32 // m.host.SyncCalls of the sync
 	// barrier: the sync-free rewrite keeps GPU-side order (wait_stream,
 	// wait_event): later ops of the process wait for what the sync
 	// awaited. extraCost is the host cost of that rewrite.
@@ -156,37 +150,23 @@ func newModel(tl *trace.Timeline, tr *trace.Trace, start, end int64, syncLo, syn
 	m.addOps(tl, callIdx, streamIdx, pidIdx, start, floatEnd)
 	m.addWaits(tl, callIdx, streamIdx)
 	m.addSyncs(tr.Syncs[syncLo:syncHi], callIdx, streamIdx, pidIdx)
-	m.addHandOffs()
+	m.host.LinkHandOffs()
 	return m
 }
 
 func (m *model) addCalls(tl *trace.Timeline, start, end int64) *callIndex {
+	m.host = whatif.NewHost(len(tl.Calls), 0)
 	m.calls = make([]simCall, 0, len(tl.Calls))
 	keys := make([]callKey, 0, len(tl.Calls))
-	threadIdx := map[int64]int32{}
-	var lastEnd []int64
 	for _, c := range tl.Calls {
 		if c.Start >= end || c.End <= start {
 			continue
 		}
-		th, ok := threadIdx[c.GlobalTid]
-		sc := simCall{start: c.Start, end: c.End, block: noIndex, snap: noIndex, snapStream: noIndex, wait: noIndex, sync: noIndex, dep: noIndex}
-		if !ok {
-			th = int32(len(threadIdx))
-			threadIdx[c.GlobalTid] = th
-			lastEnd = append(lastEnd, c.End)
-			m.threadPids = append(m.threadPids, trace.GlobalPidOf(c.GlobalTid))
-			m.threadTids = append(m.threadTids, c.GlobalTid)
-			sc.first = true
-		} else {
-			sc.gap = c.Start - lastEnd[th]
-			lastEnd[th] = max(lastEnd[th], c.End)
-		}
-		sc.thread = th
+		m.host.Add(c.GlobalTid, c.Start, c.End)
 		keys = append(keys, callKey{trace.GlobalPidOf(c.GlobalTid), c.CorrelationID})
-		m.calls = append(m.calls, sc)
+		m.calls = append(m.calls, simCall{block: noIndex, snap: noIndex, snapStream: noIndex, wait: noIndex})
 	}
-	m.threads = len(threadIdx)
+	m.threads = len(m.host.Threads)
 	return newCallIndex(keys)
 }
 
@@ -231,9 +211,10 @@ func (m *model) deviceOf(device int64) int32 {
 }
 
 // addOps ties each op to its launch call. An op with no launch call in the
-// model that starts inside it (before floatEnd) floats after the call
-// before it (it moves with its stream); one from before the model is fixed
-// history; one after floatEnd is left out.
+// model that starts inside it (before floatEnd) floats after its
+// process's call before it (whatif.Host.FloatCall; it moves with its
+// stream); one from before the model (or any call of its process) is
+// fixed history; one after floatEnd is left out.
 func (m *model) addOps(tl *trace.Timeline, callIdx *callIndex, streamIdx map[callKey]int32, pidIdx map[int64]int32, start, floatEnd int64) {
 	type keyed struct {
 		key int32
@@ -251,7 +232,7 @@ func (m *model) addOps(tl *trace.Timeline, callIdx *callIndex, streamIdx map[cal
 		} else if op.Start >= floatEnd {
 			continue
 		} else if op.Start >= start {
-			key = int32(sort.Search(len(m.calls), func(i int) bool { return m.calls[i].start > op.Start })) - 1
+			key = m.host.FloatCall(op.Start, op.GlobalPid)
 		}
 		list = append(list, keyed{key, so})
 	}
@@ -280,6 +261,9 @@ func (m *model) addOps(tl *trace.Timeline, callIdx *callIndex, streamIdx map[cal
 		st.ops = append(st.ops, int32(len(m.ops)))
 		m.ops = append(m.ops, k.op)
 		c.opHi = int32(len(m.ops))
+		if k.op.launched { // an op floating after a call does not make it a launch
+			m.host.Calls[k.key].Launch = true
+		}
 	}
 }
 

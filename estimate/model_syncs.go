@@ -1,15 +1,15 @@
 package estimate
 
 import (
-	"strings"
-
 	"github.com/nsyssync/nsyssync/trace"
+	"github.com/nsyssync/nsyssync/whatif"
 )
 
 // addSyncs marks the inventory's syncs on the model's calls: which calls
 // each sync removes, and how each blocking call waits.
 func (m *model) addSyncs(syncs []trace.Sync, callIdx *callIndex, streamIdx map[callKey]int32, pidIdx map[int64]int32) {
 	m.syncs = make([]simSync, len(syncs))
+	m.host.SyncCalls = make([][]int32, len(syncs))
 	kinds := map[string]trace.CallKind{} // ClassifyName is a regexp: once per name
 	kindOf := func(name string) trace.CallKind {
 		k, ok := kinds[name]
@@ -28,16 +28,11 @@ func (m *model) addSyncs(syncs []trace.Sync, callIdx *callIndex, streamIdx map[c
 		}
 		for _, c := range s.Calls() {
 			ci, ok := callIdx.lookup(pid, c.CorrelationID)
-			if !ok || m.calls[ci].sync >= 0 {
+			if !ok || !m.host.ClaimSyncCall(int32(i), ci) {
 				continue
 			}
-			if len(ss.calls) == 0 {
-				m.calls[ci].syncFirst = true
-			}
-			ss.calls = append(ss.calls, ci)
-			m.calls[ci].sync = int32(i)
 			kind := kindOf(c.Name)
-			if kind == trace.CallMemcpy && strings.Contains(s.Reason.String(), "htod") {
+			if whatif.KeepsCopy(s, c.CorrelationID) {
 				m.calls[ci].keepOps = true // the data must still reach the GPU
 			}
 			if !c.Blocking {
@@ -51,6 +46,7 @@ func (m *model) addSyncs(syncs []trace.Sync, callIdx *callIndex, streamIdx map[c
 				ss.stream = m.snapStreams[bl.snap]
 			}
 		}
+		ss.calls = m.host.SyncCalls[i]
 		m.syncs[i] = ss
 	}
 }
@@ -114,7 +110,7 @@ func (m *model) recordedPass() *recorded {
 	since := make([]int32, len(m.syncs))
 	ptr := make([]int32, len(m.streams))
 	for i := range m.calls {
-		c := &m.calls[i]
+		c, h := &m.calls[i], &m.host.Calls[i]
 		for o := c.opLo; o < c.opHi; o++ {
 			op := &m.ops[o]
 			r.ready[o] = max(lastEnd[op.stream], floor[op.stream])
@@ -132,21 +128,21 @@ func (m *model) recordedPass() *recorded {
 			w := m.waits[c.wait]
 			floor[w.stream] = max(floor[w.stream], m.recSnaps[w.snap])
 		}
-		if c.syncFirst {
-			since[c.sync] = prevBlock[c.thread]
+		if h.SyncFirst {
+			since[h.Sync] = prevBlock[h.Thread]
 		}
 		if c.block >= 0 {
 			r.awaited[c.block] = m.awaitedEnd(m.blocks[c.block].scope, m.blocks[c.block].pid, m.blocks[c.block].snap, lastEnd, m.recSnaps, nil, 0)
-			prevBlock[c.thread] = int32(i)
+			prevBlock[h.Thread] = int32(i)
 		}
-		if c.sync >= 0 {
-			ss := &m.syncs[c.sync]
+		if h.Sync >= 0 {
+			ss := &m.syncs[h.Sync]
 			if ss.calls[len(ss.calls)-1] == int32(i) && ss.pid >= 0 {
 				next := m.nextLaunchStream(int32(i))
-				r.nextStream[c.sync] = next
+				r.nextStream[h.Sync] = next
 				for _, st := range m.pids[ss.pid] {
-					if st != next && lastLaunch[st] > since[c.sync] {
-						r.activeOthers[c.sync]++
+					if st != next && lastLaunch[st] > since[h.Sync] {
+						r.activeOthers[h.Sync]++
 					}
 				}
 			}
@@ -159,10 +155,10 @@ func (m *model) recordedPass() *recorded {
 // i launches after it, within a bounded look-ahead; -1 when none.
 func (m *model) nextLaunchStream(i int32) int32 {
 	const lookAhead = 2048
-	th := m.calls[i].thread
+	th := m.host.Calls[i].Thread
 	for j := i + 1; j < int32(len(m.calls)) && j <= i+lookAhead; j++ {
 		c := &m.calls[j]
-		if c.thread == th && c.opHi > c.opLo && m.ops[c.opLo].launched {
+		if m.host.Calls[j].Thread == th && m.host.Calls[j].Launch {
 			return m.ops[c.opLo].stream
 		}
 	}
@@ -189,12 +185,4 @@ func (m *model) awaitedEnd(scope, pid, snap int32, lastEnd, snaps []int64, stamp
 		return end
 	}
 	return minTime
-}
-
-func isRecordCall(name string) bool {
-	return strings.HasPrefix(name, "cudaEventRecord") || strings.HasPrefix(name, "cuEventRecord")
-}
-
-func isStreamWaitCall(name string) bool {
-	return strings.HasPrefix(name, "cudaStreamWaitEvent") || strings.HasPrefix(name, "cuStreamWaitEvent")
 }

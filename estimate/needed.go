@@ -79,17 +79,17 @@ func (m *model) copyOverlap(ss *simSync) int64 {
 	if len(ss.calls) == 0 {
 		return 0
 	}
-	first, last := &m.calls[ss.calls[0]], ss.calls[len(ss.calls)-1]
-	wait := m.calls[last].end - first.start
+	first, last := &m.host.Calls[ss.calls[0]], ss.calls[len(ss.calls)-1]
+	wait := m.host.Calls[last].End - first.Start
 	const lookAhead = 1 << 16
-	th := first.thread
+	th := first.Thread
 	var gpu int64
 	for j := last + 1; j < int32(len(m.calls)) && j <= last+lookAhead; j++ {
-		c := &m.calls[j]
-		if c.thread != th {
+		c, h := &m.calls[j], &m.host.Calls[j]
+		if h.Thread != th {
 			continue
 		}
-		if c.syncFirst || c.block >= 0 {
+		if h.SyncFirst || c.block >= 0 {
 			break
 		}
 		for o := c.opLo; o < c.opHi; o++ {

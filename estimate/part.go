@@ -8,6 +8,7 @@ import (
 
 	"github.com/nsyssync/nsyssync/classify"
 	"github.com/nsyssync/nsyssync/trace"
+	"github.com/nsyssync/nsyssync/whatif"
 )
 
 // estimator carries one run's models, replays and result. An exact run
@@ -147,10 +148,10 @@ func (e *estimator) indexSites(sites []classify.Site) {
 		if len(before) < 2 {
 			continue
 		}
-		b, a := median(before), median(after)
+		cut := whatif.ShareCut(before, after, whatif.LowerMiddle)
 		for _, p := range e.parts {
 			for _, l := range p.siteSyncs[i] {
-				p.m.syncs[l].cutBefore, p.m.syncs[l].cutAfter = b, a
+				p.m.syncs[l].cutBefore, p.m.syncs[l].cutAfter = cut.Before, cut.After
 			}
 		}
 	}
@@ -179,7 +180,7 @@ func (p *part) counted(l int) bool {
 	if ss.calls == nil {
 		return false
 	}
-	at := p.m.calls[ss.calls[0]].start
+	at := p.m.host.Calls[ss.calls[0]].Start
 	return p.count.End == 0 || at >= p.count.Start && at < p.count.End
 }
 
@@ -188,17 +189,17 @@ func (p *part) counted(l int) bool {
 func (p *part) replayUnchanged(ctx context.Context) error {
 	m := p.m
 	for _, iv := range p.ivs {
-		lo := int32(sort.Search(len(m.calls), func(i int) bool { return m.calls[i].start >= iv.Start }))
-		hi := int32(sort.Search(len(m.calls), func(i int) bool { return m.calls[i].start >= iv.End }))
+		lo := int32(sort.Search(len(m.calls), func(i int) bool { return m.host.Calls[i].Start >= iv.Start }))
+		hi := int32(sort.Search(len(m.calls), func(i int) bool { return m.host.Calls[i].Start >= iv.End }))
 		w := window{lo: lo, hi: hi, start: iv.Start, anchor: noIndex}
 		recEnd := iv.End
 		var lastEnd int64 = minTime
 		p.events += int64(hi - lo)
 		for i := lo; i < hi; i++ {
-			c := &m.calls[i]
+			c, h := &m.calls[i], &m.host.Calls[i]
 			p.events += int64(c.opHi - c.opLo)
-			if c.end > lastEnd {
-				lastEnd, w.anchor = c.end, c.thread
+			if h.End > lastEnd {
+				lastEnd, w.anchor = h.End, h.Thread
 			}
 			for o := c.opLo; o < c.opHi; o++ {
 				recEnd = max(recEnd, m.ops[o].recEnd)

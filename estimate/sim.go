@@ -3,6 +3,8 @@ package estimate
 import (
 	"context"
 	"fmt"
+
+	"github.com/nsyssync/nsyssync/whatif"
 )
 
 // window is a stretch of the model to replay: the calls [lo, hi), ended by
@@ -67,9 +69,9 @@ func (s *simulator) replay(ctx context.Context, w window, remove []int) (int64, 
 				return 0, fmt.Errorf("replaying the timeline: %w", err)
 			}
 		}
-		c := &m.calls[i]
+		c, h := &m.calls[i], &m.host.Calls[i]
 		removed := s.removed[i]
-		start := s.callStart(i, c, removed)
+		start := s.callStart(h, removed)
 		for o := c.opLo; o < c.opHi; o++ {
 			gpuEnd = max(gpuEnd, s.replayOp(o, start, removed && m.ops[o].launched && !c.keepOps))
 		}
@@ -80,26 +82,26 @@ func (s *simulator) replay(ctx context.Context, w window, remove []int) (int64, 
 			wt := m.waits[c.wait]
 			s.floor[wt.stream] = max(s.floor[wt.stream], s.snapValue(wt.snap))
 		}
-		end := start + (c.end - c.start)
+		end := start + (h.End - h.Start)
 		switch {
 		case removed:
 			end = start
-			ss := &m.syncs[c.sync]
+			ss := &m.syncs[h.Sync]
 			if c.keepOps {
-				end += min(c.end-c.start, m.launchCallNs)
+				end += whatif.AsyncCopyCallNs(h.End-h.Start, m.launchCallNs)
 			}
-			if c.syncFirst {
+			if h.SyncFirst {
 				end += s.rewrite(ss)
 			}
 			if ss.calls[len(ss.calls)-1] == i {
-				s.cut[c.thread] = ss.cutAfter
+				s.cut[h.Thread] = ss.cutAfter
 			}
 		case c.block >= 0:
 			bl := &m.blocks[c.block]
 			aw := m.awaitedEnd(bl.scope, bl.pid, bl.snap, s.lastEnd, s.snaps, s.snapStamp, s.run)
 			end = max(start+bl.ovh, aw+bl.wake)
 		}
-		s.hostEnd[c.thread] = max(s.hostEnd[c.thread], end)
+		s.hostEnd[h.Thread] = max(s.hostEnd[h.Thread], end)
 		s.callEnd[i], s.callStamp[i] = end, s.run
 	}
 	end := gpuEnd
@@ -117,51 +119,49 @@ func (s *simulator) mark(remove []int, on bool) {
 	}
 }
 
-// callStart is when call i starts on its thread: after the thread's
+// callStart is when call h starts on its thread: after the thread's
 // previous call and the recorded host time between them (less the host
 // code of a removed sync), or a recorded lag after the call of another
 // thread it was handed off from.
-func (s *simulator) callStart(i int32, c *simCall, removed bool) int64 {
-	th := c.thread
+func (s *simulator) callStart(h *whatif.Call, removed bool) int64 {
+	th := h.Thread
 	if s.hostStamp[th] != s.run {
 		s.hostStamp[th], s.hostEnd[th], s.cut[th] = s.run, minTime, 0
-		if dep := s.depEnd(c); dep != minTime {
-			return dep + c.lag
+		if dep := s.depEnd(h); dep != minTime {
+			return dep + h.Lag
 		}
-		return c.start
+		return h.Start
 	}
-	gap := c.gap
-	if cut := s.cut[th]; cut > 0 && gap > 0 {
-		gap -= min(gap, cut)
-		s.cut[th] = 0
+	ovh := int64(0)
+	if s.deflate {
+		ovh = s.m.profilerOverheadNs
 	}
-	if s.deflate && gap > 0 {
-		gap -= min(gap, s.m.profilerOverheadNs)
-	}
+	gap := whatif.GapBefore(h.Gap, s.cut[th], ovh)
+	s.cut[th] = 0
 	var start int64
 	switch {
-	case removed && !c.syncFirst:
+	case removed && !h.SyncFirst:
 		start = s.hostEnd[th] // the host goes on at once
 	case removed:
-		start = s.hostEnd[th] + gap - min(max(gap, 0), s.m.syncs[c.sync].cutBefore)
+		start = s.hostEnd[th] + whatif.GapBeforeRemoved(gap, s.m.syncs[h.Sync].cutBefore)
 	default:
 		start = s.hostEnd[th] + gap
 	}
-	if dep := s.depEnd(c); dep != minTime {
-		start = max(s.hostEnd[th], dep+c.lag)
+	if dep := s.depEnd(h); dep != minTime {
+		start = max(s.hostEnd[th], dep+h.Lag)
 	}
 	return start
 }
 
-// depEnd is the replayed end of the call c was handed off from.
-func (s *simulator) depEnd(c *simCall) int64 {
-	if c.dep < 0 {
+// depEnd is the replayed end of the call h was handed off from.
+func (s *simulator) depEnd(h *whatif.Call) int64 {
+	if h.Dep < 0 {
 		return minTime
 	}
-	if s.callStamp[c.dep] == s.run {
-		return s.callEnd[c.dep]
+	if s.callStamp[h.Dep] == s.run {
+		return s.callEnd[h.Dep]
 	}
-	return s.m.calls[c.dep].end
+	return s.m.host.Calls[h.Dep].End
 }
 
 // replayOp places op o, launched by a call that started at launch, and

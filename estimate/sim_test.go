@@ -135,15 +135,15 @@ func TestHandOffsLinkAutogradThread(t *testing.T) {
 		t.Fatalf("threads %d, want the main and the autograd thread", m.threads)
 	}
 	into := [2]int{}
-	for i := range m.calls {
-		c := &m.calls[i]
-		if c.dep < 0 {
+	for i := range m.host.Calls {
+		c := &m.host.Calls[i]
+		if c.Dep < 0 {
 			continue
 		}
-		if m.calls[c.dep].thread == c.thread || c.lag < 0 || m.calls[c.dep].end > c.start {
-			t.Fatalf("call %d: hand-off from %d on its own thread or after it: %+v", i, c.dep, *c)
+		if m.host.Calls[c.Dep].Thread == c.Thread || c.Lag < 0 || m.host.Calls[c.Dep].End > c.Start {
+			t.Fatalf("call %d: hand-off from %d on its own thread or after it: %+v", i, c.Dep, *c)
 		}
-		into[c.thread]++
+		into[c.Thread]++
 	}
 	// 30 steps; the first hand-off into each thread may fall before the range.
 	if into[0] < 29 || into[1] < 29 {

@@ -54,11 +54,11 @@ func (p *part) indexThreadSyncs() {
 	m := p.m
 	p.threadSyncs = make([][]int, m.threads)
 	p.syncPos = make([]int, len(m.syncs))
-	for i := range m.calls {
-		c := &m.calls[i]
-		if c.syncFirst {
-			p.syncPos[c.sync] = len(p.threadSyncs[c.thread])
-			p.threadSyncs[c.thread] = append(p.threadSyncs[c.thread], int(c.sync))
+	for i := range m.host.Calls {
+		c := &m.host.Calls[i]
+		if c.SyncFirst {
+			p.syncPos[c.Sync] = len(p.threadSyncs[c.Thread])
+			p.threadSyncs[c.Thread] = append(p.threadSyncs[c.Thread], int(c.Sync))
 		}
 	}
 }
@@ -81,7 +81,7 @@ func (p *part) chunks(syncs []int, size int) [][]int {
 		if iv < 0 {
 			continue
 		}
-		g := group{m.calls[first].thread, iv}
+		g := group{m.host.Calls[first].Thread, iv}
 		open[g] = append(open[g], si)
 		if len(open[g]) == size {
 			out = append(out, open[g])
@@ -111,7 +111,7 @@ func (p *part) chunkWindow(chunk []int) window {
 	m := p.m
 	first := m.syncs[chunk[0]].calls[0]
 	iv := p.windows[p.intervalOf(first)]
-	th := m.calls[first].thread
+	th := m.host.Calls[first].Thread
 	list := p.threadSyncs[th]
 	lo, hi := iv.lo, iv.hi
 	if k := p.syncPos[chunk[0]]; k > 0 {
@@ -121,5 +121,5 @@ func (p *part) chunkWindow(chunk []int) window {
 		after := m.syncs[list[k]].calls
 		hi = min(hi, after[len(after)-1]+1)
 	}
-	return window{lo: lo, hi: hi, start: m.calls[lo].start, anchor: th}
+	return window{lo: lo, hi: hi, start: m.host.Calls[lo].Start, anchor: th}
 }
