@@ -1,7 +1,6 @@
 package classify
 
 import (
-	"context"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -65,15 +64,7 @@ func TestSampledSites(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.file, func(t *testing.T) {
-			x, err := trace.Open(context.Background(), filepath.Join(dir, c.file))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer x.Close()
-			tr, err := x.Load(context.Background(), trace.LoadOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
+			tr := load(t, filepath.Join(dir, c.file))
 			sites := Sites(tr)
 			found := false
 			for _, s := range sites {
