@@ -82,6 +82,10 @@ type Location struct {
 	Line     int64
 	Function string
 	Frames   []string
+	// Library is the function of another library (not torch) that made
+	// the sync, as "package/file.py:function", when one did: one program
+	// line calling into a library may hold several sites.
+	Library string
 }
 
 // Sites groups the trace's syncs into sites, largest blocked time first,

@@ -96,8 +96,13 @@ func siteLocation(nm *names, s *trace.Sync) Location {
 		for _, f := range py {
 			frames = append(frames, fmt.Sprintf("%s:%d %s", shownFile(f.File), f.Line, shownName(f.Function)))
 		}
-		top := py[nm.programFrame(py)]
-		return Location{File: top.File, Line: top.Line, Function: top.Function, Frames: frames}
+		at := nm.programFrame(py)
+		top := py[at]
+		loc := Location{File: top.File, Line: top.Line, Function: top.Function, Frames: frames}
+		if lib := libraryFrame(nm, py[:at]); lib != nil {
+			loc.Library = shortFile(lib.File) + ":" + shownName(lib.Function)
+		}
+		return loc
 	}
 	if user := UserFrames(s.Native()); len(user) > 0 {
 		var frames []string

@@ -178,10 +178,33 @@ func Fingerprint(s *classify.Site) string {
 		hashString(h, "py|"+strings.Join(s.APIs, "+")+"|")
 		hashString(h, f[len(f)-tail:])
 		hashString(h, ":"+strconv.FormatInt(s.Location.Line, 10))
+		// Sites a line holds apart keep apart: the library function that
+		// made the sync, and a set-up, tear-down or profiler phase. A site
+		// with neither keeps the fingerprint it always had.
+		if s.Location.Library != "" {
+			hashString(h, "|lib "+s.Location.Library+copyDirection(s.Key))
+		}
+		if s.Phase != classify.PhaseSteady {
+			hashString(h, "|phase "+string(s.Phase))
+		}
 	} else {
 		hashString(h, s.Key)
 	}
 	return hex.EncodeToString(h.Sum(nil)[:6])
+}
+
+// copyDirection is the "|copyN" part of a Python-frame site's key (the
+// direction of its copy), "" when it has none.
+func copyDirection(key string) string {
+	i := strings.Index(key, "|copy")
+	if i < 0 {
+		return ""
+	}
+	end := strings.IndexByte(key[i+1:], '|')
+	if end < 0 {
+		return key[i:]
+	}
+	return key[i : i+1+end]
 }
 
 // hashString writes s to h through a small buffer, without a copy of s.

@@ -1,6 +1,11 @@
 package report
 
 import (
+	"context"
+	"path/filepath"
+
+	"github.com/nsyssync/nsyssync/internal/fixturegz"
+	"github.com/nsyssync/nsyssync/trace"
 	"strings"
 	"testing"
 
@@ -133,5 +138,45 @@ func TestFingerprintIgnoresCheckout(t *testing.T) {
 	other.Location.Line++
 	if Fingerprint(&other) == Fingerprint(&s) {
 		t.Errorf("another line, same fingerprint")
+	}
+}
+
+// TestFingerprintKeepsLibrarySitesApart: one program line that calls into a
+// library may hold several sites — one per library function that made
+// the syncs (transformers' generate(), Lightning's fit()); each keeps a
+// fingerprint of its own, and a site no library made keeps the
+// fingerprint of its file, line and calls alone.
+func TestFingerprintKeepsLibrarySitesApart(t *testing.T) {
+	for _, name := range []string{"lib_hf_generate.backtrace", "lib_lightning_pbar.backtrace", "ho2_lib_lightning_csvlogger.backtrace"} {
+		t.Run(name, func(t *testing.T) {
+			path := fixturegz.Gunzip(t, filepath.Join(fixtureDir, "labelled", name+".sqlite.gz"), t.TempDir())
+			x, err := trace.Open(context.Background(), path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer x.Close()
+			tr, err := x.Load(context.Background(), trace.LoadOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			a := New(tr)
+			seen := map[string]string{}
+			libs := 0
+			for i := range a.Sites {
+				s := &a.Sites[i]
+				if s.Location.Library != "" {
+					libs++
+				}
+				f := Fingerprint(s)
+				if other, dup := seen[f]; dup {
+					t.Errorf("sites %s and %s share fingerprint %s (%s:%d, library %q)", other, s.ID, f,
+						filepath.Base(s.Location.File), s.Location.Line, s.Location.Library)
+				}
+				seen[f] = s.ID
+			}
+			if libs < 2 {
+				t.Errorf("%d sites made inside a library, want at least 2", libs)
+			}
+		})
 	}
 }
