@@ -145,6 +145,9 @@ type LocationJSON struct {
 	Line     int64    `json:"line,omitempty"`
 	Function string   `json:"function,omitempty"`
 	Frames   []string `json:"frames"`
+	// Library: the function of another library that made the site's
+	// syncs ("transformers/generation/utils.py:_prepare_special_tokens").
+	Library string `json:"library,omitempty"`
 }
 
 // ReplayJSON is a GPU replay's measurement; null until one ran.
@@ -221,7 +224,8 @@ func (a *Analysis) documentHead() Document {
 		sj := SiteJSON{ID: s.ID, Fingerprint: Fingerprint(s), APIs: bounded(s.APIs), Count: len(s.Syncs), BlockedNs: s.BlockedNs, Dependency: string(s.Dependency),
 			Category: textsafe.Bound(s.Category), Confidence: s.Confidence, Evidence: nonNil(bounded(s.Evidence)), Fix: textsafe.Bound(s.Fix),
 			NVTX: nonNil(bounded(s.NVTX)), Location: LocationJSON{File: textsafe.Bound(s.Location.File), Line: s.Location.Line,
-				Function: textsafe.Bound(s.Location.Function), Frames: nonNil(bounded(s.Location.Frames))},
+				Function: textsafe.Bound(s.Location.Function), Frames: nonNil(bounded(s.Location.Frames)),
+				Library: textsafe.Bound(s.Location.Library)},
 			SourceFile: textsafe.Bound(s.SourceFile), Basis: string(s.Basis), Decided: s.Decided(),
 			NVTXAsWritten: bounded(s.NVTXShown), NVTXOtherPaths: s.NVTXOthers}
 		if a.Estimates != nil {
