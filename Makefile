@@ -31,7 +31,7 @@ bench:
 
 # The tests again under the race detector (needs cgo and gcc).
 race:
-	$(GO) test -race -count=1 ./...
+	$(GO) test -race -count=1 -timeout 30m ./...
 
 lint: fmt-check vet
 
