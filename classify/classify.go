@@ -154,10 +154,11 @@ func (o Options) Sites(t *trace.Trace) []Site {
 	tl := newTallier(len(table))
 	for i, s := range order {
 		s.ID = fmt.Sprintf("s%d", i+1)
-		fillVerdict(s, tl.tally(s.Syncs, ids), table)
+		tallies := tl.tally(s.Syncs, ids)
+		fillVerdict(s, tallies, table)
 		fillNVTXShown(s, t)
 		printedSite(s, t, ids, table)
-		explainNeeded(s)
+		explainNeeded(s, allByRule(tallies, table, ruleCopyOnlyKept))
 		out[i] = *s
 	}
 	return out

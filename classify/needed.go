@@ -24,11 +24,13 @@ func neededCopyBytes(s *trace.Sync) int64 {
 // uses what removing it can and cannot save.
 //
 // A copy the program's source shows is only stored or logged (the rule
-// "copy to the host is only kept") is not used at once: its site gets a
-// false verdict and no needed bytes, so the rewrite it is told to make
-// (copy once, or asynchronously) is what its saving models.
-func explainNeeded(site *Site) {
-	if site.Dependency == DepFalse && site.Category == CatDeviceToHost {
+// "copy to the host is only kept", onlyKept: every sync of the site) is not
+// used at all: its site gets a false verdict and no needed bytes, so the
+// rewrite it is told to make (keep it on the GPU, copy once) is what its
+// saving models. A copy read once the loop that fills it is over keeps its
+// needed bytes: its wait is false, its data is not.
+func explainNeeded(site *Site, onlyKept bool) {
+	if onlyKept && site.Dependency == DepFalse && site.Category == CatDeviceToHost {
 		site.NeededCopyBytes = 0
 	}
 	if site.NeededCopyBytes == 0 {
@@ -45,4 +47,14 @@ func explainNeeded(site *Site) {
 		ev = ev[:maxSiteEvidence-1-len(last)]
 	}
 	site.Evidence = append(append(ev[:len(ev):len(ev)], line), last...)
+}
+
+// allByRule says whether every sync of the tallies was decided by the rule.
+func allByRule(tallies []tally, table []Verdict, rule string) bool {
+	for _, tl := range tallies {
+		if table[tl.id].Rule != rule {
+			return false
+		}
+	}
+	return len(tallies) > 0
 }

@@ -24,27 +24,48 @@ func containerOf(n *sitter.Node) *sitter.Node {
 	return nil
 }
 
-// containerNeeded reports whether the container may be needed, not only
-// shown: a variable read inside a test, a loop header, a return or a size
-// argument anywhere in the scope that defines it (a closure's list is
-// followed into the function around it), or an attribute (`self.hist`)
-// read so anywhere in the file.
-func (a *pyAnalysis) containerNeeded(container *sitter.Node) bool {
+// containerRead is what the program does with a container's contents.
+type containerRead int
+
+const (
+	containerShown containerRead = iota // only shown or stored: never needed
+	containerLater                      // needed, but only once the loop that fills it is over
+	containerNow                        // may be needed while it is filled
+)
+
+// containerUse says whether the container that fill stores into may be
+// needed, not only shown: a variable read inside a test, a loop header, a
+// return, an assignment or a call that is not a display call, anywhere in
+// the scope that defines it (a closure's list is followed into the
+// function around it) — containerLater when every such read comes once the
+// filling is over (pyfill.go) — or an attribute (`self.hist`) read so
+// anywhere in the file.
+func (a *pyAnalysis) containerUse(container, fill *sitter.Node) containerRead {
 	if container == nil {
-		return false
+		return containerShown
 	}
 	switch container.Kind() {
 	case "identifier":
 		name := a.text(container)
-		needed := false
-		a.uses(a.definingScope(container, name), name, func(n *sitter.Node) {
-			needed = needed || a.needsContents(n)
+		scope := a.definingScope(container, name)
+		window, bounded := a.fillWindow(fill, scope, name)
+		out := containerShown
+		a.uses(scope, name, func(n *sitter.Node) {
+			if out == containerNow || !a.needsContents(n, 0) {
+				return
+			}
+			out = containerNow
+			if bounded && !within(n, window) {
+				out = containerLater // read once the filling is over
+			}
 		})
-		return needed
+		return out
 	case "attribute":
-		return a.attributeNeeded(container)
+		if a.attributeNeeded(container) {
+			return containerNow
+		}
 	}
-	return false
+	return containerShown
 }
 
 // attributeNeeded reports whether an attribute's value may be needed: any
@@ -63,7 +84,7 @@ func (a *pyAnalysis) attributeNeeded(attr *sitter.Node) bool {
 			return
 		}
 		if n.Kind() == "attribute" {
-			if f := n.ChildByFieldName("attribute"); f != nil && a.text(f) == name && !isStoreTarget(n) && a.needsContents(n) {
+			if f := n.ChildByFieldName("attribute"); f != nil && a.text(f) == name && !isStoreTarget(n) && a.needsContents(n, 0) {
 				needed = true
 				return
 			}
@@ -158,23 +179,133 @@ func (a *pyAnalysis) declares(params *sitter.Node, name string) bool {
 }
 
 // needsContents climbs from a read of a container to the statement it is
-// in and says whether that statement may need its contents.
-func (a *pyAnalysis) needsContents(n *sitter.Node) bool {
+// in and says whether that statement may need its contents: a test, a
+// loop header, a return or yield, an assignment (the contents go on under
+// another name, not followed), or a call that is not a display call — a
+// function of the same file is followed into its parameter (depth deep);
+// any other function may test them (`check(history)`). Its length
+// (`len(hist)`) is known on the host and needs nothing.
+func (a *pyAnalysis) needsContents(n *sitter.Node, depth int) bool {
 	for v, p := n, n.Parent(); p != nil; v, p = p, p.Parent() {
 		switch p.Kind() {
 		case "if_statement", "elif_clause", "while_statement":
 			return sameNode(p.ChildByFieldName("condition"), v)
-		case "assert_statement", "conditional_expression", "boolean_operator", "not_operator", "return_statement":
+		case "assert_statement", "conditional_expression", "boolean_operator", "not_operator", "return_statement",
+			"yield", "named_expression":
 			return true
+		case "assignment", "augmented_assignment":
+			return !sameNode(p.ChildByFieldName("left"), v)
 		case "for_statement", "for_in_clause":
 			return sameNode(p.ChildByFieldName("right"), v)
 		case "argument_list":
-			if call := p.Parent(); call != nil && call.Kind() == "call" && a.callUse(call) == int(UseShape) {
+			call := p.Parent()
+			if call == nil || call.Kind() != "call" {
 				return true
+			}
+			if name, method := a.callName(call.ChildByFieldName("function")); !method && name == "len" && sameNode(v, n) {
+				return false
+			}
+			switch u := a.callUse(call); {
+			case u == useThrough:
+			case u == int(UseLog) && !a.storesInto(call):
+				return false // shown: printed or logged
+			case u == int(UseNone) && sameNode(v, n):
+				return a.calleeNeeds(call, v, depth)
+			default:
+				return true // a size, a store into another container
 			}
 		case "expression_statement", "block", "module", "function_definition":
 			return false
 		}
 	}
 	return false
+}
+
+// maxCalleeDepth bounds how many calls deep a container is followed.
+const maxCalleeDepth = 3
+
+// calleeNeeds follows a container handed to a function of the same file
+// (a plain positional argument of a call by name) into the function's
+// parameter: needed when any read of the parameter there may need it.
+// Any other call, or a function it cannot match, may test it.
+func (a *pyAnalysis) calleeNeeds(call, arg *sitter.Node, depth int) bool {
+	fn := call.ChildByFieldName("function")
+	if depth >= maxCalleeDepth || fn == nil || fn.Kind() != "identifier" || arg.Parent().Kind() != "argument_list" {
+		return true
+	}
+	pos := -1
+	args := arg.Parent()
+	for i := uint(0); i < args.NamedChildCount(); i++ {
+		c := args.NamedChild(i)
+		if c.Kind() == "keyword_argument" || c.Kind() == "list_splat" || c.Kind() == "dictionary_splat" {
+			if sameNode(c, arg) {
+				return true
+			}
+			continue
+		}
+		if sameNode(c, arg) {
+			pos = int(i)
+			break
+		}
+	}
+	def := a.moduleFunction(a.text(fn))
+	if def == nil || pos < 0 {
+		return true
+	}
+	params := def.ChildByFieldName("parameters")
+	if params == nil || uint(pos) >= params.NamedChildCount() || params.NamedChild(uint(pos)).Kind() != "identifier" {
+		return true
+	}
+	name := a.text(params.NamedChild(uint(pos)))
+	if a.bindsOther(def, name) {
+		return true
+	}
+	needed := false
+	a.uses(def, name, func(n *sitter.Node) {
+		needed = needed || a.needsContents(n, depth+1)
+	})
+	return needed
+}
+
+// moduleFunction returns the one top-level function of the file named
+// name; nil when there is none or more than one.
+func (a *pyAnalysis) moduleFunction(name string) *sitter.Node {
+	var found *sitter.Node
+	for i := uint(0); a.root != nil && i < a.root.NamedChildCount(); i++ {
+		d := a.root.NamedChild(i)
+		if d.Kind() == "decorated_definition" {
+			d = d.ChildByFieldName("definition")
+		}
+		if d == nil || d.Kind() != "function_definition" {
+			continue
+		}
+		if nm := d.ChildByFieldName("name"); nm != nil && a.text(nm) == name {
+			if found != nil {
+				return nil
+			}
+			found = d
+		}
+	}
+	return found
+}
+
+// bindsOther says whether a function's body assigns name (the parameter
+// then holds something else).
+func (a *pyAnalysis) bindsOther(fn *sitter.Node, name string) bool {
+	other := false
+	a.ownStatements(fn, func(n *sitter.Node) {
+		if n.Kind() == "assignment" || n.Kind() == "augmented_assignment" {
+			if left := n.ChildByFieldName("left"); left != nil && a.mentions(left, name) {
+				other = true
+			}
+		}
+	})
+	return other
+}
+
+// storesInto says whether a call stores its argument into a container
+// (`other.append(hist)`): the contents then live on elsewhere.
+func (a *pyAnalysis) storesInto(call *sitter.Node) bool {
+	name, method := a.callName(call.ChildByFieldName("function"))
+	return method && (name == "append" || name == "extend" || name == "appendleft")
 }

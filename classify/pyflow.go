@@ -95,8 +95,14 @@ func (a *pyAnalysis) follow(v *sitter.Node, depth int) flow {
 			switch u := a.callUse(call); {
 			case u == useThrough:
 				v = call
-			case u == int(UseLog) && a.containerNeeded(containerOf(call)):
-				return flow{} // appended to a list the function uses (pycontainer.go)
+			case u == int(UseLog):
+				switch a.containerUse(containerOf(call), call) {
+				case containerNow:
+					return flow{} // appended to a list the function uses (pycontainer.go)
+				case containerLater:
+					return a.at(UseLater, call) // read once the loop that fills it is over (pyfill.go)
+				}
+				return a.at(UseLog, call)
 			default:
 				return a.at(Use(u), call)
 			}
@@ -137,8 +143,11 @@ func (a *pyAnalysis) stored(stmt, target *sitter.Node, aug bool, depth int) flow
 		if target.Kind() == "attribute" {
 			held = target
 		}
-		if a.containerNeeded(held) {
+		switch a.containerUse(held, stmt) {
+		case containerNow:
 			return flow{} // stored where the program may need it (pycontainer.go)
+		case containerLater:
+			return a.at(UseLater, stmt) // read once the loop that fills it is over (pyfill.go)
 		}
 		return a.at(UseLog, stmt) // kept in a container or an object
 	case "identifier":
@@ -201,11 +210,17 @@ func merge(x, y flow) flow {
 		return flow{use: UseShape, lines: pick(x, y, UseShape, lines)}
 	case x.use == UseLog && y.use == UseLog:
 		return flow{use: UseLog, neutral: x.neutral && y.neutral, lines: lines}
+	case kept(x.use) && kept(y.use): // one of them UseLater
+		return flow{use: UseLater, lines: pick(x, y, UseLater, lines)}
 	case x.returned && (y.returned || y.neutral) || y.returned && x.neutral:
 		return flow{returned: true}
 	}
 	return flow{}
 }
+
+// kept says whether a use only keeps the value for now: logged, or read
+// once the loop is over.
+func kept(u Use) bool { return u == UseLog || u == UseLater }
 
 func pick(x, y flow, u Use, all []int) []int {
 	switch {

@@ -154,7 +154,18 @@ var Rules = []Rule{
 		Fix: "{site} reads a value only to log or accumulate it. Keep it on the GPU (`vals.append(t.detach())`, `total += t.detach()`) " +
 			"and read once every N steps (`torch.stack(vals).tolist()`)."},
 
-	{Name: "copy to the host is only kept", Native: []string{"THPVariable_tolist", "THPVariable_cpu", "THPVariable_numpy", "THPVariable_to"}, Use: UseLog,
+	{Name: ruleScalarReadAfterLoop, Native: scalarReads, Use: UseLater,
+		Dependency: DepFalse, Category: CatLogging, Confidence: 0.8, Subject: "this line",
+		Fix: "{site} reads a value into a container that the program reads only once the loop that fills it is over. Keep the values " +
+			"on the GPU (`vals.append(t.detach())`) and read them together after the loop (`torch.stack(vals).tolist()`): one wait " +
+			"instead of one per step."},
+	{Name: ruleCopyReadAfterLoop, Native: []string{"THPVariable_tolist", "THPVariable_cpu", "THPVariable_numpy", "THPVariable_to"}, Use: UseLater,
+		Pattern:    Pattern{Copy: trace.CopyDtoH},
+		Dependency: DepFalse, Category: CatDeviceToHost, Confidence: 0.75, Subject: "this line",
+		Fix: "{site} copies data into a container that the program reads only once the loop that fills it is over: the data is " +
+			"needed, the wait here is not. Copy into pinned buffers with `non_blocking=True` (or keep the tensors on the GPU and copy " +
+			"them together with `torch.cat(kept).cpu()`), and synchronize once, after the loop, before the first read."},
+	{Name: ruleCopyOnlyKept, Native: []string{"THPVariable_tolist", "THPVariable_cpu", "THPVariable_numpy", "THPVariable_to"}, Use: UseLog,
 		Pattern:    Pattern{Copy: trace.CopyDtoH},
 		Dependency: DepFalse, Category: CatDeviceToHost, Confidence: 0.75, Subject: "this line",
 		Fix: "{site} copies data the program only stores or logs: nothing reads it before the loop goes on. Keep the tensors on the GPU " +
@@ -300,3 +311,10 @@ var Rules = []Rule{
 		Dependency: DepUnknown, Category: CatDeviceToHost, Confidence: 0, Subject: "this device-to-host copy",
 		Fix: "{site} copies into pinned memory and then waits for the stream. Use `non_blocking=True` and wait on an event only when the host reads the data."},
 }
+
+// Names of the rules other code asks about.
+const (
+	ruleCopyOnlyKept        = "copy to the host is only kept"
+	ruleCopyReadAfterLoop   = "copy to the host is read after the loop"
+	ruleScalarReadAfterLoop = "scalar read is kept until after the loop"
+)

@@ -60,7 +60,7 @@ func refSites(t *trace.Trace, verdicts, unsampled []Verdict) []Site {
 		}
 		fillVerdict(s, tallies, table)
 		printedSite(s, t, identity, verdicts)
-		explainNeeded(s)
+		explainNeeded(s, allByRule(tallies, table, ruleCopyOnlyKept))
 		refNVTXShown(s, t)
 		out[i] = *s
 	}

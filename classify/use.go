@@ -15,6 +15,7 @@ const (
 	UseBranch            // decides an if/elif/while/assert or a conditional expression
 	UseLog               // printed, logged, formatted, appended or accumulated
 	UseShape             // sizes a tensor or a loop (torch.empty(n), range(n), x[:n], split(x, sizes))
+	UseLater             // kept in a container the program reads only once the loop that fills it is over
 )
 
 // maxCallerFrames bounds how far a returned value is followed up the stack.
