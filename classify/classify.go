@@ -74,6 +74,10 @@ type Site struct {
 	// that brings more than a scalar to the host: data the program uses,
 	// which a rewrite still copies (0: none).
 	NeededCopyBytes int64
+	// Fingerprint names the site across runs and machines
+	// (fingerprint.go): the program, the place without its line, NVTX
+	// path or stream, and its rank among the run's sites that share those.
+	Fingerprint string
 }
 
 // Location is where a site is in the program.
@@ -104,6 +108,8 @@ func (o Options) Sites(t *trace.Trace) []Site {
 	siteOf := make([]int32, len(t.Syncs)) // per sync, its site in order
 	byKey := map[string]int32{}
 	var order []*Site
+	var bases []string // per site, its identity before the rank (fingerprint.go)
+	programs := newProgramIDs(t, o)
 	var key []byte
 	for i := range t.Syncs {
 		s := &t.Syncs[i]
@@ -122,6 +128,7 @@ func (o Options) Sites(t *trace.Trace) []Site {
 		}
 		k, ok := byKey[string(key)]
 		if !ok {
+			bases = append(bases, identityBase(programs, nm, s, table[keyIDs[i]].Rule, phase))
 			k = int32(len(order))
 			byKey[string(key)] = k
 			loc := siteLocation(nm, s)
@@ -149,6 +156,7 @@ func (o Options) Sites(t *trace.Trace) []Site {
 	for i, k := range siteOf {
 		order[k].Syncs = append(order[k].Syncs, i)
 	}
+	assignFingerprints(order, bases) // in the order the sites' first syncs ran
 	sort.SliceStable(order, func(a, b int) bool { return order[a].BlockedNs > order[b].BlockedNs })
 	out := make([]Site, len(order))
 	tl := newTallier(len(table))

@@ -2,11 +2,14 @@ package classify
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"path/filepath"
 	"reflect"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -44,6 +47,7 @@ func refSites(t *trace.Trace, verdicts, unsampled []Verdict) []Site {
 		site.BlockedNs += s.Duration()
 		site.NeededCopyBytes = max(site.NeededCopyBytes, neededCopyBytes(s))
 	}
+	refFingerprints(t, order, unsampled)
 	sort.SliceStable(order, func(a, b int) bool { return order[a].BlockedNs > order[b].BlockedNs })
 	identity := make([]int32, len(t.Syncs)) // verdicts are per sync here
 	for i := range identity {
@@ -264,5 +268,28 @@ func compareSites(t *testing.T, name string, opt Options, tr *trace.Trace) {
 		if !reflect.DeepEqual(got[i], want[i]) {
 			t.Errorf("%s site %d:\n got  %+v\n want %+v", name, i, got[i], want[i])
 		}
+	}
+}
+
+// refFingerprints is assignFingerprints the plain way: each site's base
+// from its first sync, its rank the number of sites with the same base
+// whose first sync ran earlier, counted pair by pair.
+func refFingerprints(t *trace.Trace, sites []*Site, unsampled []Verdict) {
+	nm := newNames()
+	ids := newProgramIDs(t, Options{})
+	bases := make([]string, len(sites))
+	for k, site := range sites {
+		first := site.Syncs[0]
+		bases[k] = identityBase(ids, nm, &t.Syncs[first], unsampled[first].Rule, site.Phase)
+	}
+	for k, site := range sites {
+		rank := 0
+		for j := range sites {
+			if bases[j] == bases[k] && sites[j].Syncs[0] < site.Syncs[0] {
+				rank++
+			}
+		}
+		h := sha256.Sum256([]byte("v2|" + bases[k] + "#" + strconv.Itoa(rank)))
+		site.Fingerprint = hex.EncodeToString(h[:6])
 	}
 }

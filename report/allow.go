@@ -116,7 +116,8 @@ func (l *AllowList) Match(a *Analysis) map[string]string {
 func (e *AllowEntry) matches(a *Analysis, s *classify.Site) bool {
 	switch {
 	case e.Fingerprint != "":
-		return strings.EqualFold(strings.TrimSpace(e.Fingerprint), Fingerprint(s))
+		fp := strings.TrimSpace(e.Fingerprint)
+		return strings.EqualFold(fp, Fingerprint(s)) || strings.EqualFold(fp, LegacyFingerprint(s))
 	case e.Python != "":
 		file, line := splitFileLine(strings.TrimSpace(e.Python))
 		loc := s.Location
@@ -160,12 +161,24 @@ func splitFileLine(spec string) (string, int64) {
 	return spec[:i], line
 }
 
-// Fingerprint names a site in a way that survives re-runs of the same
-// program, on another machine too: a short hash of what groups its syncs —
-// its APIs and the program's file (its last two path elements, so that
-// the checkout's directory does not matter) and line, else the site's
-// grouping key (native call path, or APIs, stream and NVTX path).
+// Fingerprint names a site across runs: the identity classify gives it
+// (classify.Site.Fingerprint: the program, the place without its line,
+// NVTX path or stream, and a rank), or, for a site made without one, the
+// legacy fingerprint.
 func Fingerprint(s *classify.Site) string {
+	if s.Fingerprint != "" {
+		return s.Fingerprint
+	}
+	return LegacyFingerprint(s)
+}
+
+// LegacyFingerprint is the fingerprint reports gave before sites had an
+// identity of their own, still accepted by allow-lists: a short hash of
+// what groups its syncs — its APIs and the program's file (its last two
+// path elements) and line, else the site's grouping key (native call path,
+// or APIs, stream and NVTX path). It changes when lines move or NVTX
+// ranges are added, and unrelated programs can share it.
+func LegacyFingerprint(s *classify.Site) string {
 	h := sha256.New()
 	if f := s.Location.File; f != "" {
 		// "py|APIs|dir/file.py:line", hashed piece by piece: a name is

@@ -120,8 +120,9 @@ func TestFingerprintStable(t *testing.T) {
 	}
 }
 
-// TestFingerprintIgnoresCheckout: the same program line in another
-// checkout directory keeps its fingerprint; another line does not.
+// TestFingerprintIgnoresCheckout: for the legacy fingerprint (still
+// accepted by allow-lists), the same program line in another checkout
+// directory keeps it; another line does not.
 func TestFingerprintIgnoresCheckout(t *testing.T) {
 	a := load(t, "syncs_backtrace.sqlite", "").analysis
 	s := a.Sites[siteWith(t, a, "log_loss")]
@@ -131,12 +132,12 @@ func TestFingerprintIgnoresCheckout(t *testing.T) {
 	if moved.Location.File == s.Location.File {
 		t.Fatalf("fixture path %q not under /work/main", s.Location.File)
 	}
-	if Fingerprint(&moved) != Fingerprint(&s) {
+	if LegacyFingerprint(&moved) != LegacyFingerprint(&s) {
 		t.Errorf("fingerprint changed with the checkout directory")
 	}
 	other := s
 	other.Location.Line++
-	if Fingerprint(&other) == Fingerprint(&s) {
+	if LegacyFingerprint(&other) == LegacyFingerprint(&s) {
 		t.Errorf("another line, same fingerprint")
 	}
 }

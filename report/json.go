@@ -75,16 +75,19 @@ type Totals struct {
 type SiteJSON struct {
 	ID string `json:"id"`
 	// Fingerprint names the site across runs (allow-lists use it).
-	Fingerprint string       `json:"fingerprint"`
-	APIs        []string     `json:"apis"`
-	Count       int          `json:"count"`
-	BlockedNs   int64        `json:"blocked_ns"`
-	Dependency  string       `json:"dependency"`
-	Category    string       `json:"category"`
-	Confidence  float64      `json:"confidence"`
-	Evidence    []string     `json:"evidence"`
-	Location    LocationJSON `json:"location"`
-	NVTX        []string     `json:"nvtx"`
+	Fingerprint string `json:"fingerprint"`
+	// LegacyFingerprint is the fingerprint of reports before site
+	// identities (allow-lists still accept it).
+	LegacyFingerprint string       `json:"legacy_fingerprint,omitempty"`
+	APIs              []string     `json:"apis"`
+	Count             int          `json:"count"`
+	BlockedNs         int64        `json:"blocked_ns"`
+	Dependency        string       `json:"dependency"`
+	Category          string       `json:"category"`
+	Confidence        float64      `json:"confidence"`
+	Evidence          []string     `json:"evidence"`
+	Location          LocationJSON `json:"location"`
+	NVTX              []string     `json:"nvtx"`
 	// NVTXAsWritten is the NVTX path of the site's first sync as the
 	// program wrote it (nvtx folds digits: "Batch #"), and
 	// NVTXOtherPaths counts the other paths as written among its syncs
@@ -221,7 +224,7 @@ func (a *Analysis) documentHead() Document {
 	}
 	d.Totals.EstimateAbsentReason = textsafe.Bound(a.NoEstimate)
 	for _, s := range a.Ordered() {
-		sj := SiteJSON{ID: s.ID, Fingerprint: Fingerprint(s), APIs: bounded(s.APIs), Count: len(s.Syncs), BlockedNs: s.BlockedNs, Dependency: string(s.Dependency),
+		sj := SiteJSON{ID: s.ID, Fingerprint: Fingerprint(s), LegacyFingerprint: LegacyFingerprint(s), APIs: bounded(s.APIs), Count: len(s.Syncs), BlockedNs: s.BlockedNs, Dependency: string(s.Dependency),
 			Category: textsafe.Bound(s.Category), Confidence: s.Confidence, Evidence: nonNil(bounded(s.Evidence)), Fix: textsafe.Bound(s.Fix),
 			NVTX: nonNil(bounded(s.NVTX)), Location: LocationJSON{File: textsafe.Bound(s.Location.File), Line: s.Location.Line,
 				Function: textsafe.Bound(s.Location.Function), Frames: nonNil(bounded(s.Location.Frames)),

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -23,7 +24,15 @@ type ProgramHints struct {
 	Tables []string
 	// Domains are the NVTX domain names, sorted and distinct.
 	Domains []string
+	// Command is the command line nsys launched (META_DATA_CAPTURE's
+	// PROCESS_0:COMMAND and its PROCESS_0:ARGUMENT_n in order), at most
+	// MaxCommandArgs words of MaxHintString bytes; nil when the export does
+	// not record it (before nsys 2023.4's schema 3.11).
+	Command []string
 }
+
+// MaxCommandArgs bounds ProgramHints.Command.
+const MaxCommandArgs = 64
 
 // Bounds of ProgramHints.Strings.
 const (
@@ -60,12 +69,16 @@ func (x *Export) loadProgramHints(ctx context.Context, domains map[domainKey]str
 			h.Tables = append(h.Tables, name)
 		}
 	}
+	var err error
+	if h.Command, err = x.loadCommand(ctx); err != nil {
+		return h, err
+	}
 	if !s.HasColumn(tableStrings, "value") {
 		return h, nil
 	}
 	var text sql.NullString
 	q := fmt.Sprintf(`SELECT substr(value, 1, %d) FROM %s LIMIT %d`, MaxHintString, s.Name(tableStrings), MaxHintStrings)
-	_, err := x.scanRows(ctx, "reading the export's strings", q, []any{&text}, func() error {
+	_, err = x.scanRows(ctx, "reading the export's strings", q, []any{&text}, func() error {
 		if text.Valid && text.String != "" {
 			h.Strings = append(h.Strings, text.String)
 		}
@@ -81,4 +94,48 @@ func hasHintPrefix(table string) bool {
 		}
 	}
 	return false
+}
+
+// loadCommand reads the launched command line from META_DATA_CAPTURE:
+// PROCESS_0:COMMAND, then PROCESS_0:ARGUMENT_0, _1, … in numeric order
+// (a missing argument ends it).
+func (x *Export) loadCommand(ctx context.Context) ([]string, error) {
+	s := x.Schema
+	if !s.HasColumn(tableMetaCapture, "name") || !s.HasColumn(tableMetaCapture, "value") {
+		return nil, nil
+	}
+	const command, argument = "PROCESS_0:COMMAND", "PROCESS_0:ARGUMENT_"
+	var name, value sql.NullString
+	q := fmt.Sprintf(`SELECT substr(name, 1, 40), substr(value, 1, %d) FROM %s WHERE name = '%s' OR name GLOB '%s[0-9]*' LIMIT %d`,
+		MaxHintString, s.Name(tableMetaCapture), command, argument, 4*MaxCommandArgs)
+	found := map[int]string{}
+	_, err := x.scanRows(ctx, "reading the captured command line", q, []any{&name, &value}, func() error {
+		if !name.Valid || !value.Valid {
+			return nil
+		}
+		if name.String == command {
+			found[-1] = value.String
+			return nil
+		}
+		if n, err := strconv.Atoi(strings.TrimPrefix(name.String, argument)); err == nil && n >= 0 && n < MaxCommandArgs {
+			found[n] = value.String
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	prog, ok := found[-1]
+	if !ok || prog == "" {
+		return nil, nil
+	}
+	out := []string{prog}
+	for i := 0; ; i++ {
+		a, ok := found[i]
+		if !ok {
+			break
+		}
+		out = append(out, a)
+	}
+	return out, nil
 }
