@@ -11,11 +11,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/nsyssync/nsyssync/classify"
+	"github.com/nsyssync/nsyssync/analysis"
 	"github.com/nsyssync/nsyssync/internal/textsafe"
 	"github.com/nsyssync/nsyssync/internal/words"
-	"github.com/nsyssync/nsyssync/report"
-	"github.com/nsyssync/nsyssync/trace"
 	"github.com/nsyssync/nsyssync/triage"
 )
 
@@ -145,6 +143,10 @@ func runBatch(ctx context.Context, args []string, opt batchOptions, shard triage
 		fmt.Fprintf(stderr, "nsyssync: %s\n", textsafe.Message(err.Error()))
 		return &exitErr{code: exitError}
 	}
+	cal, err := analysis.LoadCalibration(opt.calibration)
+	if err != nil {
+		return fail(err)
+	}
 	rec, err := startRecording(ctx, opt, shard)
 	if err != nil {
 		return fail(err)
@@ -169,16 +171,8 @@ func runBatch(ctx context.Context, args []string, opt batchOptions, shard triage
 		}
 		return rec.add(ctx, r)
 	}
-	bopt := triage.Options{Jobs: opt.jobs, Load: trace.LoadOptions{NVTX: opt.nvtx}, Classify: classify.Options{SourceRoot: opt.sourceRoot, FindSources: true},
-		KeepSyncs: opt.format == formatJSONL}
-	if !opt.noEstimate {
-		aopt := analyzeOptions{calibration: opt.calibration}
-		bopt.Prepare = func(ctx context.Context, a *report.Analysis, x *trace.Export) error {
-			e, err := estimateSavings(ctx, x, a, aopt)
-			a.Estimates = e
-			return err
-		}
-	}
+	bopt := triage.Options{Jobs: opt.jobs, Analysis: analysis.Options{NVTX: opt.nvtx, SourceRoot: opt.sourceRoot, FindSources: true,
+		NoEstimate: opt.noEstimate, Calibration: cal}, KeepSyncs: opt.format == formatJSONL}
 	err = triage.Batch(ctx, inputs, bopt, emit)
 	prog.clear()
 	if err == nil {

@@ -11,9 +11,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/nsyssync/nsyssync/classify"
+	"github.com/nsyssync/nsyssync/analysis"
 	"github.com/nsyssync/nsyssync/internal/textsafe"
-	"github.com/nsyssync/nsyssync/trace"
 	"github.com/nsyssync/nsyssync/triage"
 )
 
@@ -112,7 +111,8 @@ func runDiff(ctx context.Context, args []string, opt diffOptions, stdout, stderr
 		}
 		defer db.Close()
 	}
-	bopt := triage.Options{Jobs: opt.jobs, Load: trace.LoadOptions{NVTX: opt.nvtx}, Classify: classify.Options{SourceRoot: opt.sourceRoot, FindSources: true}}
+	bopt := triage.Options{Jobs: opt.jobs, Analysis: analysis.Options{NVTX: opt.nvtx, SourceRoot: opt.sourceRoot, FindSources: true,
+		NoEstimate: true}}
 	var sides [2]*triage.Snapshot
 	for i, arg := range args {
 		snap, err := loadSide(ctx, arg, db, bopt)

@@ -7,9 +7,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/nsyssync/nsyssync/analysis"
 	"github.com/nsyssync/nsyssync/internal/textsafe"
 	"github.com/nsyssync/nsyssync/report"
-	"github.com/nsyssync/nsyssync/trace"
 )
 
 type doctorOptions struct {
@@ -82,14 +82,10 @@ says why; the advice is still printed); 2 bad flags or arguments.`,
 // diagnose loads the whole export and diagnoses it; an export that cannot
 // be loaded still gets a diagnosis (with the error).
 func diagnose(ctx context.Context, path string) (*report.Diagnosis, error) {
-	x, err := trace.Open(ctx, path)
+	an, err := analysis.Analyze(ctx, path, analysis.Options{NoEstimate: true})
 	if err != nil {
 		return report.DiagnoseFailure(path, err), err
 	}
-	defer x.Close()
-	t, err := x.Load(ctx, trace.LoadOptions{})
-	if err != nil {
-		return report.DiagnoseFailure(path, err), err
-	}
-	return report.Diagnose(report.New(t)), nil
+	defer an.Close()
+	return report.Diagnose(an.Report), nil
 }

@@ -12,10 +12,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/nsyssync/nsyssync/analysis"
 	"github.com/nsyssync/nsyssync/classify"
 	"github.com/nsyssync/nsyssync/cuda"
 	"github.com/nsyssync/nsyssync/estimate"
-	"github.com/nsyssync/nsyssync/trace"
 )
 
 type replayOptions struct {
@@ -118,16 +118,15 @@ func runReplay(ctx context.Context, path string, opt replayOptions, stdout, stde
 
 // replayFile loads the export, picks the sites and replays them.
 func replayFile(ctx context.Context, dev *cuda.Device, path string, opt replayOptions) (*cuda.Result, *replayedTrace, error) {
-	x, err := trace.Open(ctx, path)
+	// The sites are numbered as analyze numbers them; the replay measures
+	// the savings, so the simulator does not run.
+	an, err := analysis.Analyze(ctx, path, analysis.Options{NVTX: opt.nvtx, NoEstimate: true})
 	if err != nil {
 		return nil, nil, err
 	}
-	defer x.Close()
-	t, err := x.Load(ctx, trace.LoadOptions{NVTX: opt.nvtx})
-	if err != nil {
-		return nil, nil, err
-	}
-	sites := classify.Sites(t)
+	defer an.Close()
+	x, t := an.Export, an.Report.Trace
+	sites := an.Report.Sites
 	if len(opt.sites) > 0 {
 		var chosen []classify.Site
 		for _, id := range opt.sites {
