@@ -29,6 +29,10 @@ type diffOptions struct {
 	nvtx       string
 	sourceRoot string
 	jobs       int
+	// calibration and noEstimate: as for analyze, for the sides that are
+	// exports.
+	calibration string
+	noEstimate  bool
 }
 
 func newDiffCmd(stdout, stderr io.Writer) *cobra.Command {
@@ -75,6 +79,8 @@ not be read; 2 bad flags or arguments; 3 the regression gate failed.`,
 	f.StringVar(&opt.nvtx, "nvtx", "", "analyse exports only in an NVTX range, NAME or NAME@DOMAIN")
 	f.StringVar(&opt.sourceRoot, "source-root", "", "directory holding the programs' Python sources, searched first (then the recorded paths, the current directory, beside each export)")
 	f.IntVarP(&opt.jobs, "jobs", "j", runtime.NumCPU(), "exports analysed at once (directories)")
+	f.StringVar(&opt.calibration, "calibration", "", "constants from 'nsyssync calibrate' for the savings simulator (exports)")
+	f.BoolVar(&opt.noEstimate, "no-estimate", false, "skip the savings simulation of exports (their estimated savings are then 0)")
 	cmd.RegisterFlagCompletionFunc("format", fixedCompletion(formatText, formatJSON))
 	return cmd
 }
@@ -111,8 +117,14 @@ func runDiff(ctx context.Context, args []string, opt diffOptions, stdout, stderr
 		}
 		defer db.Close()
 	}
+	cal, err := analysis.LoadCalibration(opt.calibration)
+	if err != nil {
+		return fail(err)
+	}
+	// An export is analysed as analyze does it, estimator included, so
+	// that it compares with a JSON report of analyze like for like.
 	bopt := triage.Options{Jobs: opt.jobs, Analysis: analysis.Options{NVTX: opt.nvtx, SourceRoot: opt.sourceRoot, FindSources: true,
-		NoEstimate: true}}
+		NoEstimate: opt.noEstimate, Calibration: cal}}
 	var sides [2]*triage.Snapshot
 	for i, arg := range args {
 		snap, err := loadSide(ctx, arg, db, bopt)
@@ -128,7 +140,6 @@ func runDiff(ctx context.Context, args []string, opt diffOptions, stdout, stderr
 		sides[i] = snap
 	}
 	d := triage.Compare(sides[0], sides[1], opt.minChange)
-	var err error
 	if opt.format == formatJSON {
 		err = d.WriteJSON(stdout)
 	} else {
