@@ -110,7 +110,7 @@ func estimateSavings(ctx context.Context, x *trace.Export, a *report.Analysis, c
 	// says so in its warnings), so memory stays bounded at any size.
 	res, err := estimate.Run(ctx, x, t, a.Sites, estimate.Options{Calibration: cal})
 	if err != nil {
-		return fmt.Errorf("estimating the savings: %w", err)
+		return err // it names the file and says it was estimating
 	}
 	t.Warnings = append(t.Warnings, res.Warnings...)
 	a.Estimates = report.FromEstimate(res)
