@@ -13,9 +13,6 @@ import (
 	"github.com/nsyssync/nsyssync/report"
 )
 
-// exitGate: the CI gate failed — removable savings exceed --fail-on-savings.
-const exitGate = 3
-
 // Report formats.
 const (
 	formatText     = "text"
@@ -85,11 +82,11 @@ arguments; 3 the savings gate failed.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opt.gate = cmd.Flags().Changed("fail-on-savings")
 			if err := opt.validate(len(args)); err != nil {
-				return err
+				return usage(err)
 			}
 			allow, err := loadAllowList(opt.allowList, cmd.Flags().Changed("allow-list"))
 			if err != nil {
-				return err
+				return usage(err)
 			}
 			return runAnalyze(cmd, args, opt, allow, stdout, stderr)
 		},

@@ -22,10 +22,10 @@ func runAnalyze(cmd *cobra.Command, args []string, opt analyzeOptions, allow *re
 	if err != nil {
 		return err
 	}
+	defer out.abort() // nothing once committed
 	cal, err := analysis.LoadCalibration(opt.calibration)
 	if err != nil {
-		out.abort()
-		return &failure{err: err}
+		return err
 	}
 	aopt := opt.analysisOptions(cal)
 	view := terminalView(stdout, opt.output != "", opt.color)
@@ -42,11 +42,10 @@ func runAnalyze(cmd *cobra.Command, args []string, opt analyzeOptions, allow *re
 		gate, err := analyzeOne(ctx, path, opt, aopt, allow, out, view, prog)
 		prog.clear()
 		if ctx.Err() != nil {
-			out.abort()
-			return interrupted(stderr, "while analysing %s", textsafe.Display(path, textsafe.Terminal))
+			return interrupted("while analysing %s", textsafe.Display(path, textsafe.Terminal))
 		}
 		if err != nil {
-			fmt.Fprintf(stderr, "nsyssync: %s\n", textsafe.Message(err.Error()))
+			printError(stderr, err)
 			failed++
 		} else {
 			written++
@@ -56,11 +55,10 @@ func runAnalyze(cmd *cobra.Command, args []string, opt analyzeOptions, allow *re
 			gateFailed = gateFailed || gate.Failed
 		}
 	}
-	if written == 0 {
-		out.abort()
-	} else if err := out.commit(); err != nil {
-		fmt.Fprintf(stderr, "nsyssync: %s\n", textsafe.Message(err.Error()))
-		return &exitErr{code: exitError}
+	if written > 0 {
+		if err := out.commit(); err != nil {
+			return err
+		}
 	}
 	switch {
 	case failed > 0:

@@ -76,7 +76,7 @@ written; 2 bad flags or no arguments.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			shard, err := opt.validate()
 			if err != nil {
-				return err
+				return usage(err)
 			}
 			return runBatch(cmd.Context(), args, opt, shard, stdout, stderr)
 		},
@@ -133,36 +133,28 @@ func runBatch(ctx context.Context, args []string, opt batchOptions, shard triage
 	if err != nil {
 		return err
 	}
-	done := 0 // emit runs on this goroutine, one result at a time
-	// fail drops the output and prints the one line that says why.
-	fail := func(err error) error {
-		out.abort()
-		if ctx.Err() != nil {
-			return interrupted(stderr, "after %d of %d exports", done, len(inputs))
-		}
-		fmt.Fprintf(stderr, "nsyssync: %s\n", textsafe.Message(err.Error()))
-		return &exitErr{code: exitError}
-	}
+	defer out.abort() // nothing once committed
 	cal, err := analysis.LoadCalibration(opt.calibration)
 	if err != nil {
-		return fail(err)
+		return err
 	}
 	rec, err := startRecording(ctx, opt, shard)
 	if err != nil {
-		return fail(err)
+		return whileDoing(ctx, err, "while opening %s", textsafe.Display(opt.db, textsafe.Terminal))
 	}
 	defer rec.close()
 
 	prog := newProgress(stderr)
 	defer prog.clear()
 	summary := triage.NewSummary()
+	done := 0 // emit runs on this goroutine, one result at a time
 	emit := func(r triage.Result) error {
 		done++
 		prog.set(fmt.Sprintf("analysed %d of %d exports", done, len(inputs)))
 		summary.Add(r)
 		if r.Err != nil {
 			prog.clear()
-			fmt.Fprintf(stderr, "nsyssync: %s\n", textsafe.Message(r.Err.Error()))
+			printError(stderr, r.Err)
 		}
 		if opt.format == formatJSONL {
 			if err := triage.WriteLine(out, r); err != nil {
@@ -179,7 +171,7 @@ func runBatch(ctx context.Context, args []string, opt batchOptions, shard triage
 		err = rec.finish(ctx)
 	}
 	if err != nil {
-		return fail(err)
+		return whileDoing(ctx, err, "after %d of %d exports", done, len(inputs))
 	}
 	rep := summary.Report(opt.top)
 	switch opt.format {
@@ -190,12 +182,9 @@ func runBatch(ctx context.Context, args []string, opt batchOptions, shard triage
 	}
 	if err == nil {
 		err = out.commit()
-	} else {
-		out.abort()
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "nsyssync: %s\n", textsafe.Message(err.Error()))
-		return &exitErr{code: exitError}
+		return err
 	}
 	if opt.format == formatJSONL || len(inputs) == 0 {
 		fmt.Fprintf(stderr, "nsyssync: %s%s: %d analysed, %d failed\n", words.Count(len(inputs), "input", "inputs"), shardNote(shard), rep.Analysed, rep.Failed)

@@ -16,9 +16,6 @@ import (
 	"github.com/nsyssync/nsyssync/triage"
 )
 
-// exitRegression: the diff's regression gate failed.
-const exitRegression = 3
-
 type diffOptions struct {
 	db         string
 	format     string
@@ -65,9 +62,10 @@ not be read; 2 bad flags or arguments; 3 the regression gate failed.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opt.gate = cmd.Flags().Changed("fail-on-regression")
 			if err := opt.validate(); err != nil {
-				return err
+				return usage(err)
 			}
-			return runDiff(cmd.Context(), args, opt, stdout, stderr)
+			err := runDiff(cmd.Context(), args, opt, stdout, stderr)
+			return whileDoing(cmd.Context(), err, "while comparing %s and %s", textsafe.Display(args[0], textsafe.Terminal), textsafe.Display(args[1], textsafe.Terminal))
 		},
 	}
 	f := cmd.Flags()
@@ -102,24 +100,17 @@ func (o *diffOptions) validate() error {
 }
 
 func runDiff(ctx context.Context, args []string, opt diffOptions, stdout, stderr io.Writer) error {
-	fail := func(err error) error {
-		if ctx.Err() != nil {
-			return interrupted(stderr, "while comparing %s and %s", textsafe.Display(args[0], textsafe.Terminal), textsafe.Display(args[1], textsafe.Terminal))
-		}
-		fmt.Fprintf(stderr, "nsyssync: %s\n", textsafe.Message(err.Error()))
-		return &exitErr{code: exitError}
-	}
 	var db *triage.DB
 	if opt.db != "" {
 		var err error
 		if db, err = openExistingDB(ctx, opt.db); err != nil {
-			return fail(err)
+			return err
 		}
 		defer db.Close()
 	}
 	cal, err := analysis.LoadCalibration(opt.calibration)
 	if err != nil {
-		return fail(err)
+		return err
 	}
 	// An export is analysed as analyze does it, estimator included, so
 	// that it compares with a JSON report of analyze like for like.
@@ -129,13 +120,13 @@ func runDiff(ctx context.Context, args []string, opt diffOptions, stdout, stderr
 	for i, arg := range args {
 		snap, err := loadSide(ctx, arg, db, bopt)
 		if err != nil {
-			return fail(err)
+			return err
 		}
 		for _, f := range snap.Failures {
 			fmt.Fprintf(stderr, "nsyssync: %s (left out of the comparison)\n", textsafe.Message(f.Error))
 		}
 		if snap.Traces == 0 {
-			return fail(fmt.Errorf("%s: no trace could be analysed", arg))
+			return fmt.Errorf("%s: no trace could be analysed", arg)
 		}
 		sides[i] = snap
 	}
@@ -146,7 +137,7 @@ func runDiff(ctx context.Context, args []string, opt diffOptions, stdout, stderr
 		err = d.WriteText(stdout, opt.all)
 	}
 	if err != nil {
-		return fail(err)
+		return err
 	}
 	if !opt.gate {
 		return nil

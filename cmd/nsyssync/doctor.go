@@ -35,48 +35,54 @@ says why; the advice is still printed); 2 bad flags or arguments.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if opt.format != formatText && opt.format != formatJSON {
-				return fmt.Errorf("unknown --format %q (want text or json)", opt.format)
+				return usagef("unknown --format %q (want text or json)", opt.format)
 			}
 			if opt.color != "auto" && opt.color != "always" && opt.color != "never" {
-				return fmt.Errorf("unknown --color %q (want auto, always or never)", opt.color)
+				return usagef("unknown --color %q (want auto, always or never)", opt.color)
 			}
-			view := terminalView(stdout, false, opt.color)
-			prog := newProgress(stderr)
-			defer prog.clear()
-			failed := 0
-			for i, path := range args {
-				if i > 0 && opt.format == formatText {
-					fmt.Fprintln(stdout)
-				}
-				prog.set("reading " + path)
-				d, err := diagnose(cmd.Context(), path)
-				prog.clear()
-				if cmd.Context().Err() != nil {
-					return interrupted(stderr, "while reading %s", textsafe.Display(path, textsafe.Terminal))
-				}
-				if err != nil {
-					fmt.Fprintf(stderr, "nsyssync: %s\n", textsafe.Message(err.Error()))
-					failed++
-				}
-				if opt.format == formatJSON {
-					err = d.WriteJSON(stdout)
-				} else {
-					err = d.WriteText(stdout, report.TextOptions{Color: view.color, Width: view.width})
-				}
-				if err != nil {
-					return err
-				}
-			}
-			if failed > 0 {
-				return &exitErr{code: exitError}
-			}
-			return nil
+			return runDoctor(cmd.Context(), args, opt, stdout, stderr)
 		},
 	}
 	cmd.Flags().StringVar(&opt.format, "format", formatText, "output format: text or json")
 	cmd.Flags().StringVar(&opt.color, "color", "auto", "colour: auto (on a terminal, unless NO_COLOR is set), always, never")
 	registerDoctorCompletions(cmd)
 	return cmd
+}
+
+// runDoctor diagnoses each export in turn; one that cannot be analysed
+// is reported on stderr, still gets its advice, and the rest go on.
+func runDoctor(ctx context.Context, args []string, opt doctorOptions, stdout, stderr io.Writer) error {
+	view := terminalView(stdout, false, opt.color)
+	prog := newProgress(stderr)
+	defer prog.clear()
+	failed := 0
+	for i, path := range args {
+		if i > 0 && opt.format == formatText {
+			fmt.Fprintln(stdout)
+		}
+		prog.set("reading " + path)
+		d, err := diagnose(ctx, path)
+		prog.clear()
+		if ctx.Err() != nil {
+			return interrupted("while reading %s", textsafe.Display(path, textsafe.Terminal))
+		}
+		if err != nil {
+			printError(stderr, err)
+			failed++
+		}
+		if opt.format == formatJSON {
+			err = d.WriteJSON(stdout)
+		} else {
+			err = d.WriteText(stdout, report.TextOptions{Color: view.color, Width: view.width})
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if failed > 0 {
+		return &exitErr{code: exitError}
+	}
+	return nil
 }
 
 // diagnose loads the whole export and diagnoses it; an export that cannot
