@@ -8,7 +8,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/nsyssync/nsyssync/analysis"
-	"github.com/nsyssync/nsyssync/estimate"
 	"github.com/nsyssync/nsyssync/internal/textsafe"
 	"github.com/nsyssync/nsyssync/report"
 	"github.com/nsyssync/nsyssync/trace"
@@ -23,11 +22,10 @@ func runAnalyze(cmd *cobra.Command, args []string, opt analyzeOptions, allow *re
 		return err
 	}
 	defer out.abort() // nothing once committed
-	cal, err := analysis.LoadCalibration(opt.calibration)
+	aopt, err := opt.options()
 	if err != nil {
 		return err
 	}
-	aopt := opt.analysisOptions(cal)
 	view := terminalView(stdout, opt.output != "", opt.color)
 	prog := newProgress(stderr)
 	defer prog.clear()
@@ -95,11 +93,6 @@ func analyzeOne(ctx context.Context, path string, opt analyzeOptions, aopt analy
 		return gate, fmt.Errorf("%s: %w", path, err)
 	}
 	return gate, nil
-}
-
-// analysisOptions are the analysis options the flags of analyze give.
-func (o *analyzeOptions) analysisOptions(cal *estimate.Calibration) analysis.Options {
-	return analysis.Options{NVTX: o.nvtx, SourceRoot: o.sourceRoot, FindSources: true, NoEstimate: o.noEstimate, Calibration: cal}
 }
 
 // render writes the analysis in the chosen format.

@@ -11,7 +11,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/nsyssync/nsyssync/analysis"
 	"github.com/nsyssync/nsyssync/internal/textsafe"
 	"github.com/nsyssync/nsyssync/internal/words"
 	"github.com/nsyssync/nsyssync/triage"
@@ -23,18 +22,14 @@ const formatJSONL = "jsonl"
 var batchFormats = []string{formatText, formatJSON, formatJSONL}
 
 type batchOptions struct {
-	jobs       int
-	format     string
-	output     string
-	top        int
-	nvtx       string
-	sourceRoot string
-	db         string
-	run        string
-	shard      string
-	// calibration and noEstimate: as for analyze.
-	calibration string
-	noEstimate  bool
+	exportFlags
+	jobs   int
+	format string
+	output string
+	top    int
+	db     string
+	run    string
+	shard  string
 }
 
 func newBatchCmd(stdout, stderr io.Writer) *cobra.Command {
@@ -134,7 +129,7 @@ func runBatch(ctx context.Context, args []string, opt batchOptions, shard triage
 		return err
 	}
 	defer out.abort() // nothing once committed
-	cal, err := analysis.LoadCalibration(opt.calibration)
+	aopt, err := opt.options()
 	if err != nil {
 		return err
 	}
@@ -163,8 +158,7 @@ func runBatch(ctx context.Context, args []string, opt batchOptions, shard triage
 		}
 		return rec.add(ctx, r)
 	}
-	bopt := triage.Options{Jobs: opt.jobs, Analysis: analysis.Options{NVTX: opt.nvtx, SourceRoot: opt.sourceRoot, FindSources: true,
-		NoEstimate: opt.noEstimate, Calibration: cal}, KeepSyncs: opt.format == formatJSONL}
+	bopt := triage.Options{Jobs: opt.jobs, Analysis: aopt, KeepSyncs: opt.format == formatJSONL}
 	err = triage.Batch(ctx, inputs, bopt, emit)
 	prog.clear()
 	if err == nil {

@@ -11,25 +11,20 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/nsyssync/nsyssync/analysis"
 	"github.com/nsyssync/nsyssync/internal/textsafe"
 	"github.com/nsyssync/nsyssync/triage"
 )
 
 type diffOptions struct {
-	db         string
-	format     string
-	failOn     float64
-	gate       bool
-	minChange  float64
-	all        bool
-	nvtx       string
-	sourceRoot string
-	jobs       int
-	// calibration and noEstimate: as for analyze, for the sides that are
-	// exports.
-	calibration string
-	noEstimate  bool
+	db        string
+	format    string
+	failOn    float64
+	gate      bool
+	minChange float64
+	all       bool
+	jobs      int
+	// exportFlags: as for analyze, for the sides that are exports.
+	exportFlags
 }
 
 func newDiffCmd(stdout, stderr io.Writer) *cobra.Command {
@@ -108,14 +103,13 @@ func runDiff(ctx context.Context, args []string, opt diffOptions, stdout, stderr
 		}
 		defer db.Close()
 	}
-	cal, err := analysis.LoadCalibration(opt.calibration)
+	// An export is analysed as analyze does it, estimator included, so
+	// that it compares with a JSON report of analyze like for like.
+	aopt, err := opt.options()
 	if err != nil {
 		return err
 	}
-	// An export is analysed as analyze does it, estimator included, so
-	// that it compares with a JSON report of analyze like for like.
-	bopt := triage.Options{Jobs: opt.jobs, Analysis: analysis.Options{NVTX: opt.nvtx, SourceRoot: opt.sourceRoot, FindSources: true,
-		NoEstimate: opt.noEstimate, Calibration: cal}}
+	bopt := triage.Options{Jobs: opt.jobs, Analysis: aopt}
 	var sides [2]*triage.Snapshot
 	for i, arg := range args {
 		snap, err := loadSide(ctx, arg, db, bopt)
