@@ -76,7 +76,7 @@ func runDoctor(ctx context.Context, args []string, opt doctorOptions, stdout, st
 			err = d.WriteText(stdout, report.TextOptions{Color: view.color, Width: view.width})
 		}
 		if err != nil {
-			return err
+			return fmt.Errorf("writing the diagnosis of %s: %w", path, err)
 		}
 	}
 	if failed > 0 {

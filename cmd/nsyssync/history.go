@@ -120,8 +120,10 @@ func runHistory(ctx context.Context, args []string, opt historyOptions, stdout i
 		if err != nil {
 			return fmt.Errorf("encoding the history: %w", err)
 		}
-		_, err = stdout.Write(append(b, '\n'))
-		return err
+		if _, err := stdout.Write(append(b, '\n')); err != nil {
+			return fmt.Errorf("writing the history: %w", err)
+		}
+		return nil
 	}
 	return text()
 }
