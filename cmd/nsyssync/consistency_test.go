@@ -57,8 +57,9 @@ func mustRun(t *testing.T, args ...string) string {
 // TestCommandsAgree: analyze, batch (JSON Lines and its JSON summary),
 // history (from the findings database batch --db wrote) and diff (of the
 // export against analyze's JSON and against the recorded run) give the
-// same sites, verdicts and estimated savings for the same export, since
-// all of them analyse it through package analysis.
+// same sites, verdicts and estimated savings for the same export, and
+// doctor the same numbers of syncs and sites, since all of them analyse
+// it through package analysis.
 func TestCommandsAgree(t *testing.T) {
 	src := []string{"--source-root", "../../fixtures/programs"}
 	for _, tc := range []struct {
@@ -91,6 +92,14 @@ func TestCommandsAgree(t *testing.T) {
 						t.Errorf("%s: site %s is %+v, analyze says %+v", who, fp, g, w)
 					}
 				}
+			}
+
+			// doctor: the same syncs and sites (it reads no sources and
+			// does not estimate, which changes neither).
+			var diag report.Diagnosis
+			decode(t, "doctor", mustRun(t, "doctor", "--format", "json", export), &diag)
+			if diag.Syncs != doc.Totals.Syncs || diag.Sites != len(doc.Sites) {
+				t.Errorf("doctor: %d syncs, %d sites; analyze %d, %d", diag.Syncs, diag.Sites, doc.Totals.Syncs, len(doc.Sites))
 			}
 
 			// batch --format jsonl: the same document, site by site.
