@@ -35,7 +35,7 @@ type Options struct {
 	// set FindSources.
 	SourceRoot  string
 	FindSources bool
-	// NoEstimate skips the savings simulation (Analysis.Estimates stays
+	// NoEstimate skips the savings simulation (Report.Estimates stays
 	// nil).
 	NoEstimate bool
 	// Calibration holds constants measured by 'nsyssync calibrate'; nil:
