@@ -37,7 +37,9 @@ new, gone, grown and shrunk in host-blocked time. OLD and NEW are each an
 export (.sqlite, .nsys-rep) or a directory of them, a JSON report
 ('analyze --format json') or JSON Lines file ('batch --format jsonl'), or —
 when no such file exists and --db is given — a run of the findings
-database: its id, its label, latest or previous.
+database: its id, its label, latest or previous. An export is analysed
+as analyze analyses it, savings estimated (--no-estimate skips it), so a
+JSON report and its own export compare as unchanged.
 
 A site is grown or shrunk when its blocked time moved by at least
 --min-change percent of its old time; the others are counted as unchanged.
