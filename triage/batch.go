@@ -2,16 +2,13 @@ package triage
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"runtime"
-	"strings"
 	"sync"
 	"time"
 
-	"github.com/nsyssync/nsyssync/classify"
+	"github.com/nsyssync/nsyssync/analysis"
 	"github.com/nsyssync/nsyssync/report"
-	"github.com/nsyssync/nsyssync/trace"
 )
 
 // Options choose how Batch analyses each input.
@@ -19,19 +16,15 @@ type Options struct {
 	// Jobs is how many inputs are analysed at once; 0 or less: the
 	// number of CPUs.
 	Jobs int
-	// Load and Classify are handed to trace.Export.Load and
-	// classify.Options.Sites for every input.
-	Load     trace.LoadOptions
-	Classify classify.Options
+	// Analysis is how every input is analysed (package analysis: NVTX
+	// range, sources, estimator).
+	Analysis analysis.Options
 	// Converter exports .nsys-rep inputs; nil: NewConverter().
 	Converter *Converter
 	// KeepSyncs keeps Document.Syncs (for JSON Lines); without it they
 	// are never built, and only the head (trace, totals, sites) stays in
 	// memory.
 	KeepSyncs bool
-	// Prepare, when set, runs on each analysis before its document is
-	// built: the place to attach savings estimates or an allow-list.
-	Prepare func(ctx context.Context, a *report.Analysis, x *trace.Export) error
 }
 
 // Result is the outcome of one input: its document, or why it has none.
@@ -158,39 +151,19 @@ func analyse(ctx context.Context, in Input, opt Options) (r Result) {
 	return r
 }
 
-// document opens, loads and classifies one SQLite export. Errors from the
-// reader already name the file.
+// document analyses one SQLite export into its document. The errors of
+// package analysis already name the file.
 func document(ctx context.Context, path string, opt Options) (*report.Document, error) {
-	x, err := trace.Open(ctx, path)
+	an, err := analysis.Analyze(ctx, path, opt.Analysis)
 	if err != nil {
-		return nil, namingFile(path, err)
+		return nil, err
 	}
-	defer x.Close()
-	t, err := x.Load(ctx, opt.Load)
-	if err != nil {
-		return nil, namingFile(path, err)
-	}
-	a := report.NewWith(t, opt.Classify)
-	if opt.Prepare != nil {
-		if err := opt.Prepare(ctx, a, x); err != nil {
-			return nil, namingFile(path, err)
-		}
-	}
+	defer an.Close()
 	if !opt.KeepSyncs {
-		doc := a.HeadDocument()
+		doc := an.Report.HeadDocument()
 		doc.Syncs = nil
 		return &doc, nil
 	}
-	doc := a.BuildDocument()
+	doc := an.Report.BuildDocument()
 	return &doc, nil
-}
-
-// namingFile makes sure an error names the file it is about: the reader's
-// errors do, a cancelled context's do not.
-func namingFile(path string, err error) error {
-	var ie *trace.InputError
-	if errors.As(err, &ie) || strings.HasPrefix(err.Error(), path+":") {
-		return err
-	}
-	return fmt.Errorf("%s: %w", path, err)
 }

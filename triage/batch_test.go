@@ -58,7 +58,7 @@ func nightDir(t *testing.T) (dir string, good, bad []string) {
 func TestBatchIsolatesFailures(t *testing.T) {
 	dir, good, bad := nightDir(t)
 	inputs := Expand([]string{dir})
-	results := collect(t, inputs, Options{Jobs: 3})
+	results := collect(t, inputs, Options{Analysis: noEstimate, Jobs: 3})
 	if len(results) != len(good)+len(bad) {
 		t.Fatalf("%d results for %d good and %d bad inputs", len(results), len(good), len(bad))
 	}
@@ -137,7 +137,7 @@ func TestBatchIsolatesFailures(t *testing.T) {
 // as they were.
 func TestJSONLinesRoundTrip(t *testing.T) {
 	dir, good, bad := nightDir(t)
-	results := collect(t, Expand([]string{dir}), Options{Jobs: 2, KeepSyncs: true})
+	results := collect(t, Expand([]string{dir}), Options{Analysis: noEstimate, Jobs: 2, KeepSyncs: true})
 	var buf bytes.Buffer
 	for _, r := range results {
 		if err := WriteLine(&buf, r); err != nil {
@@ -170,7 +170,7 @@ func TestBatchCancelled(t *testing.T) {
 	dir, _, _ := nightDir(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	emitted := 0
-	err := Batch(ctx, Expand([]string{dir}), Options{Jobs: 2}, func(Result) error {
+	err := Batch(ctx, Expand([]string{dir}), Options{Analysis: noEstimate, Jobs: 2}, func(Result) error {
 		emitted++
 		cancel()
 		return nil
@@ -185,7 +185,7 @@ func TestBatchEmitError(t *testing.T) {
 	dir, _, _ := nightDir(t)
 	stop := errors.New("disk full")
 	emitted := 0
-	err := Batch(context.Background(), Expand([]string{dir}), Options{Jobs: 1}, func(Result) error {
+	err := Batch(context.Background(), Expand([]string{dir}), Options{Analysis: noEstimate, Jobs: 1}, func(Result) error {
 		emitted++
 		return stop
 	})
@@ -211,7 +211,7 @@ func TestNsysRepConversion(t *testing.T) {
 	}
 	tmp := t.TempDir()
 	conv := &Converter{Nsys: filepath.Join(bin, "nsys"), TempDir: tmp}
-	results := collect(t, []Input{{Path: rep}}, Options{Converter: conv})
+	results := collect(t, []Input{{Path: rep}}, Options{Analysis: noEstimate, Converter: conv})
 	if r := results[0]; r.Err != nil || r.Doc.Trace.Path != rep || r.Doc.Totals != directDocument(t, fixture).Totals {
 		t.Fatalf("converted report: %+v", r)
 	}
@@ -222,13 +222,13 @@ func TestNsysRepConversion(t *testing.T) {
 		t.Errorf("files written beside the report: %v", beside)
 	}
 
-	results = collect(t, []Input{{Path: rep}}, Options{Converter: &Converter{}})
+	results = collect(t, []Input{{Path: rep}}, Options{Analysis: noEstimate, Converter: &Converter{}})
 	if err := results[0].Err; !errors.Is(err, ErrNoNsys) || !strings.Contains(err.Error(), rep) || strings.Count(err.Error(), "\n") > 0 {
 		t.Errorf("without nsys: %v", err)
 	}
 	failing := filepath.Join(bin, "nsys-fails")
 	os.WriteFile(failing, []byte("#!/bin/sh\necho 'ERROR: corrupt report' >&2\nexit 1\n"), 0o755)
-	results = collect(t, []Input{{Path: rep}}, Options{Converter: &Converter{Nsys: failing, TempDir: tmp}})
+	results = collect(t, []Input{{Path: rep}}, Options{Analysis: noEstimate, Converter: &Converter{Nsys: failing, TempDir: tmp}})
 	if err := results[0].Err; err == nil || !strings.Contains(err.Error(), "corrupt report") {
 		t.Errorf("failing nsys: %v", err)
 	}

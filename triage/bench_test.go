@@ -55,7 +55,7 @@ func BenchmarkBatch100(b *testing.B) {
 	const n = 100
 	dir := benchNight(b, n)
 	inputs := Expand([]string{dir})
-	opt := Options{Jobs: runtime.GOMAXPROCS(0)}
+	opt := Options{Analysis: noEstimate, Jobs: runtime.GOMAXPROCS(0)}
 	var analysed, failed, syncs int
 	for b.Loop() {
 		analysed, failed, syncs = 0, 0, 0

@@ -18,7 +18,7 @@ func nightly(t *testing.T, fixture string) []Result {
 	dir := t.TempDir()
 	dst := filepath.Join(dir, "nightly.sqlite")
 	copyFile(t, filepath.Join(fixturesDir, fixture), dst)
-	return collect(t, []Input{{Path: dst}}, Options{Jobs: 1})
+	return collect(t, []Input{{Path: dst}}, Options{Analysis: noEstimate, Jobs: 1})
 }
 
 func sitesByFingerprint(d *report.Document) map[string]report.SiteJSON {
@@ -118,11 +118,11 @@ func TestDatabaseTwoRuns(t *testing.T) {
 		t.Errorf("diff totals %d → %d", d.Old.BlockedNs, d.New.BlockedNs)
 	}
 	// The same comparison from the exports themselves.
-	e1, err := LoadSnapshot(ctx, night1[0].Path, Options{})
+	e1, err := LoadSnapshot(ctx, night1[0].Path, Options{Analysis: noEstimate})
 	if err != nil {
 		t.Fatal(err)
 	}
-	e2, err := LoadSnapshot(ctx, night2[0].Path, Options{})
+	e2, err := LoadSnapshot(ctx, night2[0].Path, Options{Analysis: noEstimate})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,9 +156,9 @@ func TestDatabaseSameNightTwice(t *testing.T) {
 	}
 	defer db.Close()
 	dir, _, _ := nightDir(t)
-	results := collect(t, Expand([]string{dir}), Options{Jobs: 4})
+	results := collect(t, Expand([]string{dir}), Options{Analysis: noEstimate, Jobs: 4})
 	recordRun(t, db, "a", results)
-	recordRun(t, db, "b", collect(t, Expand([]string{dir}), Options{Jobs: 2}))
+	recordRun(t, db, "b", collect(t, Expand([]string{dir}), Options{Analysis: noEstimate, Jobs: 2}))
 	runs, err := db.Runs(ctx)
 	if err != nil || len(runs) != 2 || runs[0].Traces != runs[1].Traces || runs[0].Failed == 0 || runs[0].Finished == "" {
 		t.Fatalf("runs %+v, %v", runs, err)

@@ -8,8 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/nsyssync/nsyssync/report"
-	"github.com/nsyssync/nsyssync/trace"
+	"github.com/nsyssync/nsyssync/analysis"
 )
 
 func snapshotOf(label string, sites map[string]int64) *Snapshot {
@@ -78,22 +77,18 @@ func TestSnapshotFromJSONReport(t *testing.T) {
 	dir := t.TempDir()
 	var stream bytes.Buffer
 	for _, f := range []string{"syncs_backtrace.sqlite", "patterns_lean.sqlite"} {
-		x, err := trace.Open(ctx, filepath.Join(fixturesDir, f))
+		an, err := analysis.Analyze(ctx, filepath.Join(fixturesDir, f), analysis.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		tr, err := x.Load(ctx, trace.LoadOptions{})
-		if err != nil {
+		if err := an.Report.WriteJSON(&stream); err != nil {
 			t.Fatal(err)
 		}
-		if err := report.New(tr).WriteJSON(&stream); err != nil {
-			t.Fatal(err)
-		}
-		x.Close()
+		an.Close()
 	}
 	jsonPath := filepath.Join(dir, "two.json")
 	os.WriteFile(jsonPath, stream.Bytes(), 0o644)
-	fromJSON, err := LoadSnapshot(ctx, jsonPath, Options{})
+	fromJSON, err := LoadSnapshot(ctx, jsonPath, Options{Analysis: noEstimate})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,6 +97,7 @@ func TestSnapshotFromJSONReport(t *testing.T) {
 	for _, f := range []string{"syncs_backtrace.sqlite", "patterns_lean.sqlite"} {
 		copyFile(t, filepath.Join(fixturesDir, f), filepath.Join(exports, f))
 	}
+	// The exports are estimated as the JSON reports were: savings match too.
 	fromExports, err := LoadSnapshot(ctx, exports, Options{Jobs: 2})
 	if err != nil {
 		t.Fatal(err)
@@ -110,9 +106,17 @@ func TestSnapshotFromJSONReport(t *testing.T) {
 		t.Fatalf("JSON snapshot %d traces, %d ns, %d sites; exports %d ns, %d sites", fromJSON.Traces, fromJSON.BlockedNs,
 			len(fromJSON.Sites), fromExports.BlockedNs, len(fromExports.Sites))
 	}
+	if fromJSON.EstimatedSavingsNs <= 0 || fromJSON.EstimatedSavingsNs != fromExports.EstimatedSavingsNs {
+		t.Errorf("estimated savings: JSON %d ns, exports %d ns", fromJSON.EstimatedSavingsNs, fromExports.EstimatedSavingsNs)
+	}
 	d := Compare(fromJSON, fromExports, 0)
 	if d.Count(StatusSame) != len(d.Changes) {
 		t.Errorf("JSON report and export differ: %+v", d.Changes)
+	}
+	for _, c := range d.Changes {
+		if c.OldEstimatedSaving != c.NewEstimatedSaving {
+			t.Errorf("site %s: estimated saving %d ns in the JSON, %d ns from the export", c.Fingerprint, c.OldEstimatedSaving, c.NewEstimatedSaving)
+		}
 	}
 	var out bytes.Buffer
 	if err := d.WriteJSON(&out); err != nil {
@@ -123,7 +127,7 @@ func TestSnapshotFromJSONReport(t *testing.T) {
 		t.Errorf("diff JSON does not read back: %v", err)
 	}
 
-	if _, err := LoadSnapshot(ctx, filepath.Join(fixturesDir, "README.md"), Options{}); err == nil {
+	if _, err := LoadSnapshot(ctx, filepath.Join(fixturesDir, "README.md"), Options{Analysis: noEstimate}); err == nil {
 		t.Errorf("a Markdown file read as a report")
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/nsyssync/nsyssync/analysis"
 	"github.com/nsyssync/nsyssync/report"
 	"github.com/nsyssync/nsyssync/trace"
 )
@@ -101,3 +102,7 @@ func recordRun(t testing.TB, db *DB, label string, results []Result) int64 {
 	}
 	return id
 }
+
+// noEstimate analyses without the savings simulator: the tests that do not
+// look at savings stay quick.
+var noEstimate = analysis.Options{NoEstimate: true}

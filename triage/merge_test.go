@@ -17,7 +17,7 @@ func TestShardMergeRoundTrip(t *testing.T) {
 	inputs := Expand([]string{dir})
 	out := t.TempDir()
 
-	whole := collect(t, inputs, Options{Jobs: 2, KeepSyncs: true})
+	whole := collect(t, inputs, Options{Analysis: noEstimate, Jobs: 2, KeepSyncs: true})
 	wholeDB, err := OpenDB(ctx, filepath.Join(out, "whole.db"))
 	if err != nil {
 		t.Fatal(err)
@@ -31,7 +31,7 @@ func TestShardMergeRoundTrip(t *testing.T) {
 	for i := range n {
 		share := Shard{i, n}.Select(inputs)
 		taken += len(share)
-		results := collect(t, share, Options{Jobs: 2, KeepSyncs: true})
+		results := collect(t, share, Options{Analysis: noEstimate, Jobs: 2, KeepSyncs: true})
 		var buf bytes.Buffer
 		for _, r := range results {
 			WriteLine(&buf, r)

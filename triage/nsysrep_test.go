@@ -66,7 +66,7 @@ func TestNsysRepArguments(t *testing.T) {
 			// A relative temporary directory too: nsys runs in it.
 			conv := NewConverter()
 			conv.TempDir = "tmp"
-			results := collect(t, []Input{{Path: tc.input}}, Options{Converter: conv, Jobs: 1})
+			results := collect(t, []Input{{Path: tc.input}}, Options{Analysis: noEstimate, Converter: conv, Jobs: 1})
 			if r := results[0]; r.Err != nil || r.Path != tc.input || r.Doc.Totals != want {
 				t.Fatalf("converted %s: path %q, err %v", tc.input, r.Path, r.Err)
 			}

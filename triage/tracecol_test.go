@@ -18,7 +18,7 @@ func TestTraceColumn(t *testing.T) {
 	for _, f := range []string{"syncs_lean.sqlite", "syncs_autograd.sqlite", "multiproc_lean.sqlite"} {
 		inputs = append(inputs, Input{Path: filepath.Join(fixturesDir, f)})
 	}
-	results := collect(t, inputs, Options{Jobs: 2})
+	results := collect(t, inputs, Options{Analysis: noEstimate, Jobs: 2})
 	sum := NewSummary()
 	holds := map[string][]string{} // fingerprint → inputs holding it
 	for _, r := range results {

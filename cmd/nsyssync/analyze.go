@@ -10,11 +10,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/nsyssync/nsyssync/analysis"
 	"github.com/nsyssync/nsyssync/report"
 )
-
-// exitGate: the CI gate failed — removable savings exceed --fail-on-savings.
-const exitGate = 3
 
 // Report formats.
 const (
@@ -31,9 +29,31 @@ var formats = []string{formatText, formatMarkdown, formatJSON, formatHTML, forma
 
 var formatAliases = map[string]string{"terminal": formatText, "md": formatMarkdown, "chrome": formatPerfetto}
 
+// exportFlags say how an export is analysed. analyze, batch and diff
+// share them, so that the same flags give the same sites and savings in
+// all three.
+type exportFlags struct {
+	nvtx string
+	// sourceRoot is where the program's Python files are, to read the
+	// lines that synchronised.
+	sourceRoot string
+	// calibration is a profile written by 'nsyssync calibrate'.
+	calibration string
+	noEstimate  bool
+}
+
+// options reads the calibration and returns the analysis options.
+func (f exportFlags) options() (analysis.Options, error) {
+	cal, err := analysis.LoadCalibration(f.calibration)
+	if err != nil {
+		return analysis.Options{}, err
+	}
+	return analysis.Options{NVTX: f.nvtx, SourceRoot: f.sourceRoot, FindSources: true, NoEstimate: f.noEstimate, Calibration: cal}, nil
+}
+
 type analyzeOptions struct {
+	exportFlags
 	format string
-	nvtx   string
 	top    int
 	output string
 	color  string
@@ -42,12 +62,6 @@ type analyzeOptions struct {
 	// gateLikely counts likely-false sites (call pattern only) in the gate.
 	gateLikely bool
 	allowList  string
-	// sourceRoot is where the program's Python files are, to read the
-	// lines that synchronised.
-	sourceRoot string
-	// calibration is a profile written by 'nsyssync calibrate'.
-	calibration string
-	noEstimate  bool
 }
 
 func newAnalyzeCmd(stdout, stderr io.Writer) *cobra.Command {
@@ -85,11 +99,11 @@ arguments; 3 the savings gate failed.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opt.gate = cmd.Flags().Changed("fail-on-savings")
 			if err := opt.validate(len(args)); err != nil {
-				return err
+				return usage(err)
 			}
 			allow, err := loadAllowList(opt.allowList, cmd.Flags().Changed("allow-list"))
 			if err != nil {
-				return err
+				return usage(err)
 			}
 			return runAnalyze(cmd, args, opt, allow, stdout, stderr)
 		},

@@ -7,8 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/nsyssync/nsyssync/classify"
-	"github.com/nsyssync/nsyssync/estimate"
+	"github.com/nsyssync/nsyssync/analysis"
 	"github.com/nsyssync/nsyssync/internal/textsafe"
 	"github.com/nsyssync/nsyssync/report"
 	"github.com/nsyssync/nsyssync/trace"
@@ -19,6 +18,11 @@ import (
 func runAnalyze(cmd *cobra.Command, args []string, opt analyzeOptions, allow *report.AllowList, stdout, stderr io.Writer) error {
 	ctx := cmd.Context()
 	out, err := openOutput(ctx, opt.output, stdout, append([]string{opt.calibration, opt.allowList}, args...))
+	if err != nil {
+		return err
+	}
+	defer out.abort() // nothing once committed
+	aopt, err := opt.options()
 	if err != nil {
 		return err
 	}
@@ -33,14 +37,13 @@ func runAnalyze(cmd *cobra.Command, args []string, opt analyzeOptions, allow *re
 		if written > 0 {
 			writeSeparator(out, opt.format)
 		}
-		gate, err := analyzeOne(ctx, path, opt, allow, out, view, prog)
+		gate, err := analyzeOne(ctx, path, opt, aopt, allow, out, view, prog)
 		prog.clear()
 		if ctx.Err() != nil {
-			out.abort()
-			return interrupted(stderr, "while analysing %s", textsafe.Display(path, textsafe.Terminal))
+			return interrupted("while analysing %s", textsafe.Display(path, textsafe.Terminal))
 		}
 		if err != nil {
-			fmt.Fprintf(stderr, "nsyssync: %s\n", textsafe.Message(err.Error()))
+			printError(stderr, err)
 			failed++
 		} else {
 			written++
@@ -50,11 +53,10 @@ func runAnalyze(cmd *cobra.Command, args []string, opt analyzeOptions, allow *re
 			gateFailed = gateFailed || gate.Failed
 		}
 	}
-	if written == 0 {
-		out.abort()
-	} else if err := out.commit(); err != nil {
-		fmt.Fprintf(stderr, "nsyssync: %s\n", textsafe.Message(err.Error()))
-		return &exitErr{code: exitError}
+	if written > 0 {
+		if err := out.commit(); err != nil {
+			return err
+		}
 	}
 	switch {
 	case failed > 0:
@@ -65,28 +67,16 @@ func runAnalyze(cmd *cobra.Command, args []string, opt analyzeOptions, allow *re
 	return nil
 }
 
-// analyzeOne opens, loads and renders one export, and decides the gate
-// when one was asked for.
-func analyzeOne(ctx context.Context, path string, opt analyzeOptions, allow *report.AllowList, out *output, view terminal, prog *progress) (*report.GateResult, error) {
-	prog.set("opening " + path)
-	x, err := trace.Open(ctx, path)
+// analyzeOne analyses and renders one export, and decides the gate when
+// one was asked for.
+func analyzeOne(ctx context.Context, path string, opt analyzeOptions, aopt analysis.Options, allow *report.AllowList, out *output, view terminal, prog *progress) (*report.GateResult, error) {
+	aopt.Progress = prog.set
+	an, err := analysis.Analyze(ctx, path, aopt)
 	if err != nil {
 		return nil, err
 	}
-	defer x.Close()
-	prog.set("reading the syncs of " + path)
-	t, err := x.Load(ctx, trace.LoadOptions{NVTX: opt.nvtx})
-	if err != nil {
-		return nil, err
-	}
-	prog.set("grouping the syncs of " + path)
-	a := report.NewWith(t, classify.Options{SourceRoot: opt.sourceRoot, FindSources: true})
-	if !opt.noEstimate {
-		prog.set("simulating " + path + " without its syncs")
-		if a.Estimates, err = estimateSavings(ctx, x, a, opt); err != nil {
-			return nil, err
-		}
-	}
+	defer an.Close()
+	a := an.Report
 	a.Allowed = allow.Match(a)
 	var gate *report.GateResult
 	if opt.gate {
@@ -99,38 +89,10 @@ func analyzeOne(ctx context.Context, path string, opt analyzeOptions, allow *rep
 	case formatPerfetto:
 		prog.set("reading the timeline of " + path)
 	}
-	if err := render(ctx, a, x, opt, gate, out, view, prog); err != nil {
+	if err := render(ctx, a, an.Export, opt, gate, out, view, prog); err != nil {
 		return gate, fmt.Errorf("%s: %w", path, err)
 	}
 	return gate, nil
-}
-
-// estimateSavings runs the what-if simulator over the analysis' region.
-func estimateSavings(ctx context.Context, x *trace.Export, a *report.Analysis, opt analyzeOptions) (*report.Estimates, error) {
-	t := a.Trace
-	if len(t.Syncs) == 0 || t.Region.Duration <= 0 {
-		return nil, nil
-	}
-	if why := estimate.Unestimable(t); why != "" {
-		a.NoEstimate = why
-		return nil, nil
-	}
-	var cal *estimate.Calibration
-	if opt.calibration != "" {
-		c, err := estimate.LoadCalibration(opt.calibration)
-		if err != nil {
-			return nil, err
-		}
-		cal = c
-	}
-	// A large region is estimated from a sample of windows (the estimator
-	// says so in its warnings), so memory stays bounded at any size.
-	res, err := estimate.Run(ctx, x, t, a.Sites, estimate.Options{Calibration: cal})
-	if err != nil {
-		return nil, err
-	}
-	t.Warnings = append(t.Warnings, res.Warnings...)
-	return report.FromEstimate(res), nil
 }
 
 // render writes the analysis in the chosen format.

@@ -11,11 +11,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/nsyssync/nsyssync/classify"
 	"github.com/nsyssync/nsyssync/internal/textsafe"
 	"github.com/nsyssync/nsyssync/internal/words"
-	"github.com/nsyssync/nsyssync/report"
-	"github.com/nsyssync/nsyssync/trace"
 	"github.com/nsyssync/nsyssync/triage"
 )
 
@@ -25,18 +22,14 @@ const formatJSONL = "jsonl"
 var batchFormats = []string{formatText, formatJSON, formatJSONL}
 
 type batchOptions struct {
-	jobs       int
-	format     string
-	output     string
-	top        int
-	nvtx       string
-	sourceRoot string
-	db         string
-	run        string
-	shard      string
-	// calibration and noEstimate: as for analyze.
-	calibration string
-	noEstimate  bool
+	exportFlags
+	jobs   int
+	format string
+	output string
+	top    int
+	db     string
+	run    string
+	shard  string
 }
 
 func newBatchCmd(stdout, stderr io.Writer) *cobra.Command {
@@ -78,7 +71,7 @@ written; 2 bad flags or no arguments.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			shard, err := opt.validate()
 			if err != nil {
-				return err
+				return usage(err)
 			}
 			return runBatch(cmd.Context(), args, opt, shard, stdout, stderr)
 		},
@@ -135,32 +128,28 @@ func runBatch(ctx context.Context, args []string, opt batchOptions, shard triage
 	if err != nil {
 		return err
 	}
-	done := 0 // emit runs on this goroutine, one result at a time
-	// fail drops the output and prints the one line that says why.
-	fail := func(err error) error {
-		out.abort()
-		if ctx.Err() != nil {
-			return interrupted(stderr, "after %d of %d exports", done, len(inputs))
-		}
-		fmt.Fprintf(stderr, "nsyssync: %s\n", textsafe.Message(err.Error()))
-		return &exitErr{code: exitError}
+	defer out.abort() // nothing once committed
+	aopt, err := opt.options()
+	if err != nil {
+		return err
 	}
 	rec, err := startRecording(ctx, opt, shard)
 	if err != nil {
-		return fail(err)
+		return whileDoing(ctx, err, "while opening %s", textsafe.Display(opt.db, textsafe.Terminal))
 	}
 	defer rec.close()
 
 	prog := newProgress(stderr)
 	defer prog.clear()
 	summary := triage.NewSummary()
+	done := 0 // emit runs on this goroutine, one result at a time
 	emit := func(r triage.Result) error {
 		done++
 		prog.set(fmt.Sprintf("analysed %d of %d exports", done, len(inputs)))
 		summary.Add(r)
 		if r.Err != nil {
 			prog.clear()
-			fmt.Fprintf(stderr, "nsyssync: %s\n", textsafe.Message(r.Err.Error()))
+			printError(stderr, r.Err)
 		}
 		if opt.format == formatJSONL {
 			if err := triage.WriteLine(out, r); err != nil {
@@ -169,23 +158,14 @@ func runBatch(ctx context.Context, args []string, opt batchOptions, shard triage
 		}
 		return rec.add(ctx, r)
 	}
-	bopt := triage.Options{Jobs: opt.jobs, Load: trace.LoadOptions{NVTX: opt.nvtx}, Classify: classify.Options{SourceRoot: opt.sourceRoot, FindSources: true},
-		KeepSyncs: opt.format == formatJSONL}
-	if !opt.noEstimate {
-		aopt := analyzeOptions{calibration: opt.calibration}
-		bopt.Prepare = func(ctx context.Context, a *report.Analysis, x *trace.Export) error {
-			e, err := estimateSavings(ctx, x, a, aopt)
-			a.Estimates = e
-			return err
-		}
-	}
+	bopt := triage.Options{Jobs: opt.jobs, Analysis: aopt, KeepSyncs: opt.format == formatJSONL}
 	err = triage.Batch(ctx, inputs, bopt, emit)
 	prog.clear()
 	if err == nil {
 		err = rec.finish(ctx)
 	}
 	if err != nil {
-		return fail(err)
+		return whileDoing(ctx, err, "after %d of %d exports", done, len(inputs))
 	}
 	rep := summary.Report(opt.top)
 	switch opt.format {
@@ -196,12 +176,9 @@ func runBatch(ctx context.Context, args []string, opt batchOptions, shard triage
 	}
 	if err == nil {
 		err = out.commit()
-	} else {
-		out.abort()
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "nsyssync: %s\n", textsafe.Message(err.Error()))
-		return &exitErr{code: exitError}
+		return err
 	}
 	if opt.format == formatJSONL || len(inputs) == 0 {
 		fmt.Fprintf(stderr, "nsyssync: %s%s: %d analysed, %d failed\n", words.Count(len(inputs), "input", "inputs"), shardNote(shard), rep.Analysed, rep.Failed)

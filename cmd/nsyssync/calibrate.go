@@ -42,9 +42,9 @@ Exit codes: 0 measured; 1 no GPU, or the measurement failed; 2 bad flags.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if opt.samples < 1 {
-				return fmt.Errorf("--samples %d: want 1 or more", opt.samples)
+				return usagef("--samples %d: want 1 or more", opt.samples)
 			}
-			return runCalibrate(cmd.Context(), opt, stdout, stderr)
+			return runCalibrate(cmd.Context(), opt, stdout)
 		},
 	}
 	f := cmd.Flags()
@@ -54,40 +54,36 @@ Exit codes: 0 measured; 1 no GPU, or the measurement failed; 2 bad flags.`,
 	return cmd
 }
 
-func runCalibrate(ctx context.Context, opt calibrateOptions, stdout, stderr io.Writer) error {
-	dev, err := openGPU(opt.device, stderr)
+func runCalibrate(ctx context.Context, opt calibrateOptions, stdout io.Writer) error {
+	// -o is opened first: a path that cannot be written is said before
+	// the measurement, not after it.
+	out, err := openOutput(ctx, opt.output, stdout, nil)
+	if err != nil {
+		return err
+	}
+	defer out.abort() // nothing once committed
+	dev, err := openGPU(opt.device)
 	if err != nil {
 		return err
 	}
 	defer dev.Close()
 	c, err := dev.Calibrate(ctx, opt.samples)
 	if err != nil {
-		fmt.Fprintf(stderr, "nsyssync: %v\n", err)
-		return &exitErr{code: exitError}
+		return whileDoing(ctx, err, "while calibrating")
 	}
 	b, err := json.MarshalIndent(calibrationProfile(c), "", "  ")
 	if err != nil {
-		return err
+		return fmt.Errorf("encoding the profile: %w", err)
 	}
-	b = append(b, '\n')
-	if opt.output == "" {
-		_, err = stdout.Write(b)
-		return err
-	}
-	out, err := openOutput(ctx, opt.output, stdout, nil)
-	if err != nil {
-		return err
-	}
-	if _, err := out.Write(b); err != nil {
-		out.abort()
-		fmt.Fprintf(stderr, "nsyssync: writing the profile %s: %v\n", opt.output, err)
-		return &exitErr{code: exitError}
+	if _, err := out.Write(append(b, '\n')); err != nil {
+		return fmt.Errorf("writing the profile: %w", err)
 	}
 	if err := out.commit(); err != nil {
-		fmt.Fprintf(stderr, "nsyssync: %v\n", err)
-		return &exitErr{code: exitError}
+		return err
 	}
-	writeCalibrationText(stdout, opt.output, c)
+	if out.toFile() {
+		writeCalibrationText(stdout, opt.output, c)
+	}
 	return nil
 }
 

@@ -11,25 +11,20 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/nsyssync/nsyssync/classify"
 	"github.com/nsyssync/nsyssync/internal/textsafe"
-	"github.com/nsyssync/nsyssync/trace"
 	"github.com/nsyssync/nsyssync/triage"
 )
 
-// exitRegression: the diff's regression gate failed.
-const exitRegression = 3
-
 type diffOptions struct {
-	db         string
-	format     string
-	failOn     float64
-	gate       bool
-	minChange  float64
-	all        bool
-	nvtx       string
-	sourceRoot string
-	jobs       int
+	db        string
+	format    string
+	failOn    float64
+	gate      bool
+	minChange float64
+	all       bool
+	jobs      int
+	// exportFlags: as for analyze, for the sides that are exports.
+	exportFlags
 }
 
 func newDiffCmd(stdout, stderr io.Writer) *cobra.Command {
@@ -42,7 +37,9 @@ new, gone, grown and shrunk in host-blocked time. OLD and NEW are each an
 export (.sqlite, .nsys-rep) or a directory of them, a JSON report
 ('analyze --format json') or JSON Lines file ('batch --format jsonl'), or —
 when no such file exists and --db is given — a run of the findings
-database: its id, its label, latest or previous.
+database: its id, its label, latest or previous. An export is analysed
+as analyze analyses it, savings estimated (--no-estimate skips it), so a
+JSON report and its own export compare as unchanged.
 
 A site is grown or shrunk when its blocked time moved by at least
 --min-change percent of its old time; the others are counted as unchanged.
@@ -62,9 +59,10 @@ not be read; 2 bad flags or arguments; 3 the regression gate failed.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opt.gate = cmd.Flags().Changed("fail-on-regression")
 			if err := opt.validate(); err != nil {
-				return err
+				return usage(err)
 			}
-			return runDiff(cmd.Context(), args, opt, stdout, stderr)
+			err := runDiff(cmd.Context(), args, opt, stdout, stderr)
+			return whileDoing(cmd.Context(), err, "while comparing %s and %s", textsafe.Display(args[0], textsafe.Terminal), textsafe.Display(args[1], textsafe.Terminal))
 		},
 	}
 	f := cmd.Flags()
@@ -76,6 +74,8 @@ not be read; 2 bad flags or arguments; 3 the regression gate failed.`,
 	f.StringVar(&opt.nvtx, "nvtx", "", "analyse exports only in an NVTX range, NAME or NAME@DOMAIN")
 	f.StringVar(&opt.sourceRoot, "source-root", "", "directory holding the programs' Python sources, searched first (then the recorded paths, the current directory, beside each export)")
 	f.IntVarP(&opt.jobs, "jobs", "j", runtime.NumCPU(), "exports analysed at once (directories)")
+	f.StringVar(&opt.calibration, "calibration", "", "constants from 'nsyssync calibrate' for the savings simulator (exports)")
+	f.BoolVar(&opt.noEstimate, "no-estimate", false, "skip the savings simulation of exports (their estimated savings are then 0)")
 	cmd.RegisterFlagCompletionFunc("format", fixedCompletion(formatText, formatJSON))
 	return cmd
 }
@@ -97,45 +97,43 @@ func (o *diffOptions) validate() error {
 }
 
 func runDiff(ctx context.Context, args []string, opt diffOptions, stdout, stderr io.Writer) error {
-	fail := func(err error) error {
-		if ctx.Err() != nil {
-			return interrupted(stderr, "while comparing %s and %s", textsafe.Display(args[0], textsafe.Terminal), textsafe.Display(args[1], textsafe.Terminal))
-		}
-		fmt.Fprintf(stderr, "nsyssync: %s\n", textsafe.Message(err.Error()))
-		return &exitErr{code: exitError}
-	}
 	var db *triage.DB
 	if opt.db != "" {
 		var err error
 		if db, err = openExistingDB(ctx, opt.db); err != nil {
-			return fail(err)
+			return err
 		}
 		defer db.Close()
 	}
-	bopt := triage.Options{Jobs: opt.jobs, Load: trace.LoadOptions{NVTX: opt.nvtx}, Classify: classify.Options{SourceRoot: opt.sourceRoot, FindSources: true}}
+	// An export is analysed as analyze does it, estimator included, so
+	// that it compares with a JSON report of analyze like for like.
+	aopt, err := opt.options()
+	if err != nil {
+		return err
+	}
+	bopt := triage.Options{Jobs: opt.jobs, Analysis: aopt}
 	var sides [2]*triage.Snapshot
 	for i, arg := range args {
 		snap, err := loadSide(ctx, arg, db, bopt)
 		if err != nil {
-			return fail(err)
+			return err
 		}
 		for _, f := range snap.Failures {
 			fmt.Fprintf(stderr, "nsyssync: %s (left out of the comparison)\n", textsafe.Message(f.Error))
 		}
 		if snap.Traces == 0 {
-			return fail(fmt.Errorf("%s: no trace could be analysed", arg))
+			return fmt.Errorf("%s: no trace could be analysed", arg)
 		}
 		sides[i] = snap
 	}
 	d := triage.Compare(sides[0], sides[1], opt.minChange)
-	var err error
 	if opt.format == formatJSON {
 		err = d.WriteJSON(stdout)
 	} else {
 		err = d.WriteText(stdout, opt.all)
 	}
 	if err != nil {
-		return fail(err)
+		return err
 	}
 	if !opt.gate {
 		return nil

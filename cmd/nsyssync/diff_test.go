@@ -72,3 +72,55 @@ func TestDiffCommand(t *testing.T) {
 		t.Errorf("run id without --db: exit %d: %s", code, errOut)
 	}
 }
+
+// TestDiffReportAgainstItsExport: the JSON report analyze writes of an
+// export and the export itself compare as unchanged, estimated savings
+// included (diff estimates an export as analyze does), with and without
+// an NVTX range and --no-estimate on both sides.
+func TestDiffReportAgainstItsExport(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name, fixture string
+		flags         []string // given to analyze and diff alike
+		estimated     bool
+	}{
+		{"backtraces", "syncs_backtrace.sqlite", nil, true},
+		{"backtraces, nvtx measured", "syncs_backtrace.sqlite", []string{"--nvtx", "measured"}, true},
+		{"autograd", "syncs_autograd.sqlite", nil, true},
+		{"no estimate", "syncs_backtrace.sqlite", []string{"--no-estimate"}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			export := filepath.Join("../../fixtures", tc.fixture)
+			unchanged(t, export)
+			code, js, errOut := runCLI(t, append(append([]string{"analyze", "--format", "json"}, tc.flags...), export)...)
+			if code != exitOK {
+				t.Fatalf("analyze: exit %d: %s", code, errOut)
+			}
+			report := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "_")+".json")
+			if err := os.WriteFile(report, []byte(js), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			code, out, errOut := runCLI(t, append(append([]string{"diff", "--format", "json", "--fail-on-regression", "0"}, tc.flags...), report, export)...)
+			var d triage.Diff
+			if code != exitOK || errOut != "" || json.Unmarshal([]byte(out), &d) != nil {
+				t.Fatalf("diff: exit %d: %s\n%s", code, errOut, out)
+			}
+			if d.Old.EstimatedSavingsNs != d.New.EstimatedSavingsNs || (d.Old.EstimatedSavingsNs > 0) != tc.estimated {
+				t.Errorf("estimated savings: report %d ns, export %d ns (estimated: want %v)", d.Old.EstimatedSavingsNs, d.New.EstimatedSavingsNs, tc.estimated)
+			}
+			if d.Old.Syncs != d.New.Syncs || d.Old.BlockedNs != d.New.BlockedNs || d.TotalChangePct != 0 || len(d.Changes) == 0 {
+				t.Errorf("sides: report %+v, export %+v, total %+.2f%%", d.Old, d.New, d.TotalChangePct)
+			}
+			for _, c := range d.Changes {
+				if c.Status != triage.StatusSame || c.DeltaNs != 0 || c.OldCount != c.NewCount || c.OldEstimatedSaving != c.NewEstimatedSaving {
+					t.Errorf("site %s changed: %+v", c.Fingerprint, c)
+				}
+			}
+			// The text says so too.
+			code, text, _ := runCLI(t, append(append([]string{"diff"}, tc.flags...), report, export)...)
+			if code != exitOK || !strings.Contains(text, "total  +0.0%") || !strings.Contains(text, "0 new, 0 grown, 0 shrunk, 0 gone") {
+				t.Errorf("diff text:\n%s", text)
+			}
+		})
+	}
+}

@@ -7,9 +7,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/nsyssync/nsyssync/analysis"
 	"github.com/nsyssync/nsyssync/internal/textsafe"
 	"github.com/nsyssync/nsyssync/report"
-	"github.com/nsyssync/nsyssync/trace"
 )
 
 type doctorOptions struct {
@@ -35,42 +35,12 @@ says why; the advice is still printed); 2 bad flags or arguments.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if opt.format != formatText && opt.format != formatJSON {
-				return fmt.Errorf("unknown --format %q (want text or json)", opt.format)
+				return usagef("unknown --format %q (want text or json)", opt.format)
 			}
 			if opt.color != "auto" && opt.color != "always" && opt.color != "never" {
-				return fmt.Errorf("unknown --color %q (want auto, always or never)", opt.color)
+				return usagef("unknown --color %q (want auto, always or never)", opt.color)
 			}
-			view := terminalView(stdout, false, opt.color)
-			prog := newProgress(stderr)
-			defer prog.clear()
-			failed := 0
-			for i, path := range args {
-				if i > 0 && opt.format == formatText {
-					fmt.Fprintln(stdout)
-				}
-				prog.set("reading " + path)
-				d, err := diagnose(cmd.Context(), path)
-				prog.clear()
-				if cmd.Context().Err() != nil {
-					return interrupted(stderr, "while reading %s", textsafe.Display(path, textsafe.Terminal))
-				}
-				if err != nil {
-					fmt.Fprintf(stderr, "nsyssync: %s\n", textsafe.Message(err.Error()))
-					failed++
-				}
-				if opt.format == formatJSON {
-					err = d.WriteJSON(stdout)
-				} else {
-					err = d.WriteText(stdout, report.TextOptions{Color: view.color, Width: view.width})
-				}
-				if err != nil {
-					return err
-				}
-			}
-			if failed > 0 {
-				return &exitErr{code: exitError}
-			}
-			return nil
+			return runDoctor(cmd.Context(), args, opt, stdout, stderr)
 		},
 	}
 	cmd.Flags().StringVar(&opt.format, "format", formatText, "output format: text or json")
@@ -79,17 +49,49 @@ says why; the advice is still printed); 2 bad flags or arguments.`,
 	return cmd
 }
 
+// runDoctor diagnoses each export in turn; one that cannot be analysed
+// is reported on stderr, still gets its advice, and the rest go on.
+func runDoctor(ctx context.Context, args []string, opt doctorOptions, stdout, stderr io.Writer) error {
+	view := terminalView(stdout, false, opt.color)
+	prog := newProgress(stderr)
+	defer prog.clear()
+	failed := 0
+	for i, path := range args {
+		if i > 0 && opt.format == formatText {
+			fmt.Fprintln(stdout)
+		}
+		prog.set("reading " + path)
+		d, err := diagnose(ctx, path)
+		prog.clear()
+		if ctx.Err() != nil {
+			return interrupted("while reading %s", textsafe.Display(path, textsafe.Terminal))
+		}
+		if err != nil {
+			printError(stderr, err)
+			failed++
+		}
+		if opt.format == formatJSON {
+			err = d.WriteJSON(stdout)
+		} else {
+			err = d.WriteText(stdout, report.TextOptions{Color: view.color, Width: view.width})
+		}
+		if err != nil {
+			return fmt.Errorf("writing the diagnosis of %s: %w", path, err)
+		}
+	}
+	if failed > 0 {
+		return &exitErr{code: exitError}
+	}
+	return nil
+}
+
 // diagnose loads the whole export and diagnoses it; an export that cannot
 // be loaded still gets a diagnosis (with the error).
 func diagnose(ctx context.Context, path string) (*report.Diagnosis, error) {
-	x, err := trace.Open(ctx, path)
+	an, err := analysis.Analyze(ctx, path, analysis.Options{NoEstimate: true})
 	if err != nil {
 		return report.DiagnoseFailure(path, err), err
 	}
-	defer x.Close()
-	t, err := x.Load(ctx, trace.LoadOptions{})
-	if err != nil {
-		return report.DiagnoseFailure(path, err), err
-	}
-	return report.Diagnose(report.New(t)), nil
+	defer an.Close()
+	return report.Diagnose(an.Report), nil
 }

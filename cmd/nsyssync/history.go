@@ -48,10 +48,10 @@ it; 2 bad flags or arguments.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if opt.format != formatText && opt.format != formatJSON {
-				return fmt.Errorf("unknown --format %q (want text or json)", opt.format)
+				return usagef("unknown --format %q (want text or json)", opt.format)
 			}
 			if opt.last < 0 || opt.top < 0 {
-				return fmt.Errorf("--top and --last want 0 or more")
+				return usagef("--top and --last want 0 or more")
 			}
 			topSet := cmd.Flags().Changed("top")
 			modes := len(args)
@@ -62,17 +62,10 @@ it; 2 bad flags or arguments.`,
 				modes++
 			}
 			if modes > 1 {
-				return fmt.Errorf("give one of SITE, --top N or --runs")
+				return usagef("give one of SITE, --top N or --runs")
 			}
 			err := runHistory(cmd.Context(), args, opt, stdout)
-			if err != nil && cmd.Context().Err() != nil {
-				return interrupted(stderr, "while reading %s", textsafe.Display(opt.db, textsafe.Terminal))
-			}
-			if err != nil {
-				fmt.Fprintf(stderr, "nsyssync: %s\n", textsafe.Message(err.Error()))
-				return &exitErr{code: exitError}
-			}
-			return nil
+			return whileDoing(cmd.Context(), err, "while reading %s", textsafe.Display(opt.db, textsafe.Terminal))
 		},
 	}
 	f := cmd.Flags()
@@ -127,8 +120,10 @@ func runHistory(ctx context.Context, args []string, opt historyOptions, stdout i
 		if err != nil {
 			return fmt.Errorf("encoding the history: %w", err)
 		}
-		_, err = stdout.Write(append(b, '\n'))
-		return err
+		if _, err := stdout.Write(append(b, '\n')); err != nil {
+			return fmt.Errorf("writing the history: %w", err)
+		}
+		return nil
 	}
 	return text()
 }

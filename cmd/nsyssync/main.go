@@ -4,22 +4,11 @@ package main
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"io"
 	"os"
 	"os/signal"
 	"runtime/debug"
 	"syscall"
-
-	"github.com/nsyssync/nsyssync/internal/textsafe"
-)
-
-// Exit codes.
-const (
-	exitOK    = 0
-	exitError = 1 // an input could not be analysed
-	exitUsage = 2 // bad flags or arguments
 )
 
 var version = "dev"
@@ -50,44 +39,12 @@ func main() {
 // run executes the command line and returns the exit code.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	root := newRootCmd(stdout, stderr)
+	started := false
+	markStarted(root, &started)
 	root.SetArgs(args)
-	if err := root.ExecuteContext(ctx); err != nil {
-		var ec *exitErr
-		if errors.As(err, &ec) {
-			return ec.code
-		}
-		var f *failure
-		if errors.As(err, &f) {
-			if ctx.Err() != nil {
-				fmt.Fprintln(stderr, "nsyssync: interrupted")
-			} else {
-				fmt.Fprintf(stderr, "nsyssync: %s\n", textsafe.Message(f.err.Error()))
-			}
-			return exitError
-		}
-		fmt.Fprintf(stderr, "nsyssync: %s\n", textsafe.Message(err.Error()))
-		return exitUsage
+	err := root.ExecuteContext(ctx)
+	if err != nil && !started {
+		err = usage(err)
 	}
-	return exitOK
+	return exitCode(ctx, stderr, err)
 }
-
-// interrupted prints the one line that says the run was interrupted (Ctrl-C
-// cancels the context through signal.NotifyContext) and what it was doing,
-// in place of the error the interruption caused, and returns exit 1.
-func interrupted(stderr io.Writer, format string, args ...any) error {
-	fmt.Fprintf(stderr, "nsyssync: interrupted %s\n", textsafe.Message(fmt.Sprintf(format, args...)))
-	return &exitErr{code: exitError}
-}
-
-// failure is an error of the run rather than of its flags (an output that
-// cannot be written): one line on stderr and exit 1.
-type failure struct{ err error }
-
-func (f *failure) Error() string { return f.err.Error() }
-
-func (f *failure) Unwrap() error { return f.err }
-
-// exitErr carries a non-zero exit code once the errors were printed.
-type exitErr struct{ code int }
-
-func (e *exitErr) Error() string { return fmt.Sprintf("exit %d", e.code) }

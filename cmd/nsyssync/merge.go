@@ -9,7 +9,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/nsyssync/nsyssync/internal/textsafe"
 	"github.com/nsyssync/nsyssync/internal/words"
 	"github.com/nsyssync/nsyssync/triage"
 )
@@ -46,12 +45,11 @@ Exit codes: 0 merged; 1 an input could not be read or the output written;
 		RunE: func(cmd *cobra.Command, args []string) error {
 			kinds, err := mergeInputKinds(args)
 			if err != nil {
-				fmt.Fprintf(stderr, "nsyssync: %s\n", textsafe.Message(err.Error()))
-				return &exitErr{code: exitError}
+				return err
 			}
 			dbs, err := checkMergeInputs(args, kinds, opt)
 			if err != nil {
-				return err
+				return usage(err)
 			}
 			var st triage.MergeStats
 			if dbs {
@@ -59,12 +57,8 @@ Exit codes: 0 merged; 1 an input could not be read or the output written;
 			} else {
 				st, err = mergeLines(cmd.Context(), args, opt, stdout)
 			}
-			if err != nil && cmd.Context().Err() != nil {
-				return interrupted(stderr, "while merging %d files", len(args))
-			}
 			if err != nil {
-				fmt.Fprintf(stderr, "nsyssync: %s\n", textsafe.Message(err.Error()))
-				return &exitErr{code: exitError}
+				return whileDoing(cmd.Context(), err, "while merging %d files", len(args))
 			}
 			fmt.Fprintf(stderr, "nsyssync: merged %s: %s (%d failed), %s skipped\n",
 				words.Count(st.Sources, "file", "files"), words.Count(st.Traces, "trace", "traces"), st.Failed, words.Count(st.Duplicates, "duplicate", "duplicates"))

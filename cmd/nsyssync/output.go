@@ -29,7 +29,7 @@ func openOutput(ctx context.Context, path string, stdout io.Writer, inputs []str
 	}
 	f, err := safefile.Create(ctx, path, inputs)
 	if err != nil {
-		return nil, &failure{err: err}
+		return nil, err
 	}
 	return &output{w: f, file: f}, nil
 }

@@ -12,10 +12,11 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/nsyssync/nsyssync/analysis"
 	"github.com/nsyssync/nsyssync/classify"
 	"github.com/nsyssync/nsyssync/cuda"
 	"github.com/nsyssync/nsyssync/estimate"
-	"github.com/nsyssync/nsyssync/trace"
+	"github.com/nsyssync/nsyssync/internal/textsafe"
 )
 
 type replayOptions struct {
@@ -58,15 +59,15 @@ Exit codes: 0 replayed; 1 no GPU, or the export or the replay failed;
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if opt.format != formatText && opt.format != formatJSON {
-				return fmt.Errorf("unknown --format %q (want text or json)", opt.format)
+				return usagef("unknown --format %q (want text or json)", opt.format)
 			}
 			if opt.repeat < 1 {
-				return fmt.Errorf("--repeat %d: want 1 or more", opt.repeat)
+				return usagef("--repeat %d: want 1 or more", opt.repeat)
 			}
 			if opt.profilerOverhead < 0 {
-				return fmt.Errorf("--profiler-overhead %v: want 0 or more", opt.profilerOverhead)
+				return usagef("--profiler-overhead %v: want 0 or more", opt.profilerOverhead)
 			}
-			return runReplay(cmd.Context(), args[0], opt, stdout, stderr)
+			return runReplay(cmd.Context(), args[0], opt, stdout)
 		},
 	}
 	f := cmd.Flags()
@@ -81,74 +82,70 @@ Exit codes: 0 replayed; 1 no GPU, or the export or the replay failed;
 }
 
 // openGPU opens GPU ordinal for replay or calibration. Without a driver or
-// GPU it says in one line that the simulator's estimate stands; either
-// way a failure comes back as the exit error, already printed.
-func openGPU(ordinal int, stderr io.Writer) (*cuda.Device, error) {
+// GPU its error says that the simulator's estimate stands.
+func openGPU(ordinal int) (*cuda.Device, error) {
 	dev, err := cuda.Open(cuda.Options{Ordinal: ordinal})
-	if err == nil {
-		return dev, nil
+	if err != nil && cuda.Unavailable(err) {
+		return nil, fmt.Errorf("no GPU found (%w): the simulator's estimate stands (nsyssync analyze)", err)
 	}
-	if cuda.Unavailable(err) {
-		fmt.Fprintf(stderr, "nsyssync: no GPU found (%v): the simulator's estimate stands (nsyssync analyze)\n", err)
-	} else {
-		fmt.Fprintf(stderr, "nsyssync: %v\n", err)
-	}
-	return nil, &exitErr{code: exitError}
+	return dev, err
 }
 
-func runReplay(ctx context.Context, path string, opt replayOptions, stdout, stderr io.Writer) error {
-	dev, err := openGPU(opt.device, stderr)
+// runReplay analyses the export and picks its sites first, so that a bad
+// export or site is said on any machine, then replays them on the GPU.
+func runReplay(ctx context.Context, path string, opt replayOptions, stdout io.Writer) error {
+	// The sites are numbered as analyze numbers them; the replay measures
+	// the savings, so the simulator does not run.
+	an, err := analysis.Analyze(ctx, path, analysis.Options{NVTX: opt.nvtx, NoEstimate: true})
+	if err != nil {
+		return whileDoing(ctx, err, "while reading %s", textsafe.Display(path, textsafe.Terminal))
+	}
+	defer an.Close()
+	sites, err := chooseSites(path, an.Report.Sites, opt.sites)
+	if err != nil {
+		return err
+	}
+	dev, err := openGPU(opt.device)
 	if err != nil {
 		return err
 	}
 	defer dev.Close()
-	res, t, err := replayFile(ctx, dev, path, opt)
+	t := an.Report.Trace
+	res, err := dev.Replay(ctx, an.Export, t, sites, cuda.ReplayOptions{Repeat: opt.repeat, KeepHostCode: opt.keepHostCode,
+		ProfilerOverheadNs: int64(opt.profilerOverhead)})
 	if err != nil {
-		fmt.Fprintf(stderr, "nsyssync: %v\n", err)
-		return &exitErr{code: exitError}
+		return whileDoing(ctx, fmt.Errorf("%s: %w", path, err), "while replaying %s", textsafe.Display(path, textsafe.Terminal))
 	}
 	if opt.format == formatJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		return enc.Encode(res)
+		if err := enc.Encode(res); err != nil {
+			return fmt.Errorf("writing the replay: %w", err)
+		}
+		return nil
 	}
-	writeReplayText(stdout, path, t, res)
+	writeReplayText(stdout, path, &replayedTrace{region: t.Region.Name, sites: sites}, res)
 	return nil
 }
 
-// replayFile loads the export, picks the sites and replays them.
-func replayFile(ctx context.Context, dev *cuda.Device, path string, opt replayOptions) (*cuda.Result, *replayedTrace, error) {
-	x, err := trace.Open(ctx, path)
-	if err != nil {
-		return nil, nil, err
+// chooseSites returns the sites named by ids (all of them without ids).
+func chooseSites(path string, sites []classify.Site, ids []string) ([]classify.Site, error) {
+	if len(ids) == 0 {
+		return sites, nil
 	}
-	defer x.Close()
-	t, err := x.Load(ctx, trace.LoadOptions{NVTX: opt.nvtx})
-	if err != nil {
-		return nil, nil, err
-	}
-	sites := classify.Sites(t)
-	if len(opt.sites) > 0 {
-		var chosen []classify.Site
-		for _, id := range opt.sites {
-			i := slices.IndexFunc(sites, func(s classify.Site) bool { return s.ID == id })
-			if i < 0 {
-				ids := make([]string, len(sites))
-				for k, s := range sites {
-					ids[k] = s.ID
-				}
-				return nil, nil, fmt.Errorf("%s: no site %s (sites: %s)", path, id, strings.Join(ids, ", "))
+	var chosen []classify.Site
+	for _, id := range ids {
+		i := slices.IndexFunc(sites, func(s classify.Site) bool { return s.ID == id })
+		if i < 0 {
+			all := make([]string, len(sites))
+			for k, s := range sites {
+				all[k] = s.ID
 			}
-			chosen = append(chosen, sites[i])
+			return nil, fmt.Errorf("%s: no site %s (sites: %s)", path, id, strings.Join(all, ", "))
 		}
-		sites = chosen
+		chosen = append(chosen, sites[i])
 	}
-	res, err := dev.Replay(ctx, x, t, sites, cuda.ReplayOptions{Repeat: opt.repeat, KeepHostCode: opt.keepHostCode,
-		ProfilerOverheadNs: int64(opt.profilerOverhead)})
-	if err != nil {
-		return nil, nil, err
-	}
-	return res, &replayedTrace{region: t.Region.Name, sites: sites}, nil
+	return chosen, nil
 }
 
 // replayedTrace is what the text report names besides the result.
