@@ -74,6 +74,11 @@ type Site struct {
 	// that brings more than a scalar to the host: data the program uses,
 	// which a rewrite still copies (0: none).
 	NeededCopyBytes int64
+	// HostRead, when set, says how the trace shows that the process reads
+	// memory the GPU writes without a copy call (managed or mapped
+	// memory): the site's explicit syncs may guard such a read, so its
+	// dependency is at most unknown and it counts in no removable total.
+	HostRead string
 }
 
 // Location is where a site is in the program.
@@ -158,6 +163,7 @@ func (o Options) Sites(t *trace.Trace) []Site {
 		fillNVTXShown(s, t)
 		printedSite(s, t, ids, table)
 		explainNeeded(s)
+		hostMappedSite(s, t)
 		out[i] = *s
 	}
 	return out

@@ -14,14 +14,15 @@ const (
 	// work, and is never removed together with other sites.
 	CountBounded
 	// CountNone: outside every removable total — set-up, tear-down or
-	// the profiler's own syncs (Phase).
+	// the profiler's own syncs (Phase), or syncs that may guard a host
+	// read of managed or mapped memory (HostRead).
 	CountNone
 )
 
 // Counting says how the site's saving enters a removable total.
 func (s *Site) Counting() Counting {
 	switch {
-	case !s.Phase.Counted():
+	case !s.Phase.Counted() || s.HostRead != "":
 		return CountNone
 	case s.NeededCopyBytes > 0:
 		return CountBounded

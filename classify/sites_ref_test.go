@@ -61,6 +61,7 @@ func refSites(t *trace.Trace, verdicts, unsampled []Verdict) []Site {
 		fillVerdict(s, tallies, table)
 		printedSite(s, t, identity, verdicts)
 		explainNeeded(s)
+		hostMappedSite(s, t)
 		refNVTXShown(s, t)
 		out[i] = *s
 	}

@@ -57,11 +57,13 @@ type Group struct {
 	Syncs []int // indices into trace.Trace.Syncs
 	// Counting is classify's decision on how the site's saving enters
 	// the removable total (GroupsOf), Phase its phase when it is outside
-	// (CountNone). CopyBoundNs, for a site that copies data the host
+	// (CountNone), HostRead whether it is outside because its syncs may
+	// guard a host read of managed or mapped memory. CopyBoundNs, for a site that copies data the host
 	// uses, is the simulator's copy-overlap bound (nil: not given, and
 	// the site counts 0).
 	Counting    classify.Counting
 	Phase       string
+	HostRead    bool
 	CopyBoundNs *int64
 }
 
@@ -110,9 +112,12 @@ type SiteReplay struct {
 	// CountedNs is what the site adds to the removable total: SavedNs,
 	// but 0 for a site of set-up, tear-down or the profiler (Phase says
 	// which) and, for a site that copies data the host uses, at most the
-	// simulator's copy-overlap bound (Bound says which limit gave it).
+	// simulator's copy-overlap bound (Bound says which limit gave it);
+	// 0 too for one whose syncs may guard a host read of managed or
+	// mapped memory (HostRead).
 	CountedNs int64  `json:"counted_savings_ns"`
 	Phase     string `json:"phase,omitempty"`
+	HostRead  bool   `json:"host_read,omitempty"`
 	Bound     string `json:"bound,omitempty"`
 }
 

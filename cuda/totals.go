@@ -26,7 +26,7 @@ func GroupsOf(sites []classify.Site) []Group {
 	groups := make([]Group, len(sites))
 	for i := range sites {
 		s := &sites[i]
-		groups[i] = Group{ID: s.ID, Syncs: s.Syncs, Counting: s.Counting(), Phase: string(s.Phase)}
+		groups[i] = Group{ID: s.ID, Syncs: s.Syncs, Counting: s.Counting(), Phase: string(s.Phase), HostRead: s.HostRead != ""}
 	}
 	return groups
 }
@@ -109,7 +109,7 @@ func count(g Group, s *SiteReplay) {
 	s.CountedNs = s.SavedNs
 	switch g.Counting {
 	case classify.CountNone:
-		s.Phase, s.CountedNs = g.Phase, 0
+		s.Phase, s.HostRead, s.CountedNs = g.Phase, g.HostRead, 0
 	case classify.CountBounded:
 		switch {
 		case g.CopyBoundNs == nil:
@@ -158,6 +158,8 @@ func (s SiteReplay) CountNote() string {
 	switch {
 	case s.Phase != "":
 		return fmt.Sprintf("not counted (%s)", classify.Phase(s.Phase).Label())
+	case s.HostRead:
+		return "not counted (may guard a host read of managed or mapped memory)"
 	case s.Bound == BoundUnmeasured:
 		return "not counted (needed data: the copy stays)"
 	case s.Bound != "":
@@ -174,7 +176,7 @@ func (t Total) Note() string {
 		s += fmt.Sprintf("; bounded (needed data): %s", strings.Join(t.BoundedSiteIDs, ", "))
 	}
 	if len(t.ExcludedSiteIDs) > 0 {
-		s += fmt.Sprintf("; not counted (set-up, tear-down, profiler): %s", strings.Join(t.ExcludedSiteIDs, ", "))
+		s += fmt.Sprintf("; not counted (set-up, tear-down, profiler, host reads): %s", strings.Join(t.ExcludedSiteIDs, ", "))
 	}
 	return s
 }
