@@ -157,6 +157,7 @@ func (o Options) Sites(t *trace.Trace) []Site {
 	sort.SliceStable(order, func(a, b int) bool { return order[a].BlockedNs > order[b].BlockedNs })
 	out := make([]Site, len(order))
 	tl := newTallier(len(table))
+	prog := o.program(t)
 	for i, s := range order {
 		s.ID = fmt.Sprintf("s%d", i+1)
 		fillVerdict(s, tl.tally(s.Syncs, ids), table)
@@ -164,6 +165,7 @@ func (o Options) Sites(t *trace.Trace) []Site {
 		printedSite(s, t, ids, table)
 		explainNeeded(s)
 		hostMappedSite(s, t)
+		librarySite(s, t, prog)
 		out[i] = *s
 	}
 	return out

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nsyssync/nsyssync/program"
 	"github.com/nsyssync/nsyssync/trace"
 )
 
@@ -62,6 +63,7 @@ func refSites(t *trace.Trace, verdicts, unsampled []Verdict) []Site {
 		printedSite(s, t, identity, verdicts)
 		explainNeeded(s)
 		hostMappedSite(s, t)
+		librarySite(s, t, program.Detect(t))
 		refNVTXShown(s, t)
 		out[i] = *s
 	}
