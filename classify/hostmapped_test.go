@@ -6,6 +6,24 @@ import (
 	"testing"
 )
 
+// corpusSite classifies a corpus export and returns its site id; the
+// test is skipped without the corpus.
+func corpusSite(t *testing.T, file, id string) *Site {
+	t.Helper()
+	path := "../../shared/corpus/" + file
+	if _, err := os.Stat(path); err != nil {
+		t.Skipf("no corpus export: %v", err)
+	}
+	sites := Sites(load(t, path))
+	for i := range sites {
+		if sites[i].ID == id {
+			return &sites[i]
+		}
+	}
+	t.Fatalf("%s: no site %s", file, id)
+	return nil
+}
+
 // TestHostMappedSites checks the rule on the corpus: the explicit syncs
 // of a process that reads managed memory without a copy call (the
 // Hungarian solver's __managed__ flags, seen by their unified-memory
@@ -17,7 +35,6 @@ import (
 // verdicts. The rule was drawn from the first two; the others, and every
 // labelled fixture (unchanged), check it.
 func TestHostMappedSites(t *testing.T) {
-	corpus := "../../shared/corpus/"
 	for _, c := range []struct {
 		file, site string
 		dep        Dependency
@@ -33,19 +50,7 @@ func TestHostMappedSites(t *testing.T) {
 		{"openacc-jacobi_4xv100_reexport2025.3.sqlite", "s1", DepFalse, ""},
 	} {
 		t.Run(c.file+" "+c.site, func(t *testing.T) {
-			if _, err := os.Stat(corpus + c.file); err != nil {
-				t.Skipf("no corpus export: %v", err)
-			}
-			var got *Site
-			sites := Sites(load(t, corpus+c.file))
-			for i := range sites {
-				if sites[i].ID == c.site {
-					got = &sites[i]
-				}
-			}
-			if got == nil {
-				t.Fatalf("no site %s", c.site)
-			}
+			got := corpusSite(t, c.file, c.site)
 			if got.Dependency != c.dep || got.HostRead != c.hostRead {
 				t.Fatalf("%s: %s, host read %q; want %s, %q", c.site, got.Dependency, got.HostRead, c.dep, c.hostRead)
 			}

@@ -1,7 +1,6 @@
 package classify
 
 import (
-	"os"
 	"strings"
 	"testing"
 )
@@ -18,7 +17,6 @@ import (
 // thrust rule was drawn from GTLS and checked on cuDF, whose aggregate
 // waits also follow thrust kernels; no labelled fixture moves.
 func TestLibrarySites(t *testing.T) {
-	corpus := "../../shared/corpus/"
 	for _, c := range []struct {
 		file, site string
 		dep        Dependency
@@ -35,19 +33,7 @@ func TestLibrarySites(t *testing.T) {
 		{"cuda-gemm-event-bench_rtx5070ti_nsys2025.5.sqlite", "s2", DepFalse, "", []string{"cudaStreamWaitEvent"}},
 	} {
 		t.Run(c.file+" "+c.site, func(t *testing.T) {
-			if _, err := os.Stat(corpus + c.file); err != nil {
-				t.Skipf("no corpus export: %v", err)
-			}
-			var got *Site
-			sites := Sites(load(t, corpus+c.file))
-			for i := range sites {
-				if sites[i].ID == c.site {
-					got = &sites[i]
-				}
-			}
-			if got == nil {
-				t.Fatalf("no site %s", c.site)
-			}
+			got := corpusSite(t, c.file, c.site)
 			if got.Dependency != c.dep || got.Location.Library != c.library {
 				t.Fatalf("%s: %s, library %q; want %s, %q", c.site, got.Dependency, got.Location.Library, c.dep, c.library)
 			}
