@@ -78,6 +78,11 @@ type Site struct {
 	// (fingerprint.go): the program, the place without its line, NVTX
 	// path or stream, and its rank among the run's sites that share those.
 	Fingerprint string
+	// HostRead, when set, says how the trace shows that the process reads
+	// memory the GPU writes without a copy call (managed or mapped
+	// memory): the site's explicit syncs may guard such a read, so its
+	// dependency is at most unknown and it counts in no removable total.
+	HostRead string
 }
 
 // Location is where a site is in the program.
@@ -109,7 +114,8 @@ func (o Options) Sites(t *trace.Trace) []Site {
 	byKey := map[string]int32{}
 	var order []*Site
 	var bases []string // per site, its identity before the rank (fingerprint.go)
-	programs := newProgramIDs(t, o)
+	prog := o.program(t)
+	programs := newProgramIDs(t, prog.Framework)
 	var key []byte
 	for i := range t.Syncs {
 		s := &t.Syncs[i]
@@ -167,6 +173,8 @@ func (o Options) Sites(t *trace.Trace) []Site {
 		fillNVTXShown(s, t)
 		printedSite(s, t, ids, table)
 		explainNeeded(s, allByRule(tallies, table, ruleCopyOnlyKept))
+		hostMappedSite(s, t)
+		librarySite(s, t, prog)
 		out[i] = *s
 	}
 	return out

@@ -6,7 +6,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/nsyssync/nsyssync/program"
 	"github.com/nsyssync/nsyssync/trace"
@@ -86,23 +85,15 @@ func assignFingerprints(sites []*Site, bases []string) {
 // interpreter matches the names of Python interpreters.
 var interpreter = regexp.MustCompile(`^(python|pypy)[0-9.]*$`)
 
-// programIDs names the program of each process, once (programName).
+// programIDs names the program of each process, once (of).
 type programIDs struct {
-	t      *trace.Trace
-	opt    Options
-	byPid  map[int64]string
-	detect func() string // the framework's name, detected once
+	t         *trace.Trace
+	framework program.Framework // the detected framework, for a bare interpreter
+	byPid     map[int64]string
 }
 
-func newProgramIDs(t *trace.Trace, opt Options) *programIDs {
-	p := &programIDs{t: t, opt: opt, byPid: map[int64]string{}}
-	p.detect = sync.OnceValue(func() string {
-		if opt.Program != nil {
-			return string(opt.Program.Framework)
-		}
-		return string(program.Detect(t).Framework)
-	})
-	return p
+func newProgramIDs(t *trace.Trace, framework program.Framework) *programIDs {
+	return &programIDs{t: t, framework: framework, byPid: map[int64]string{}}
 }
 
 // of is the program's name for site identity: the script a Python
@@ -118,7 +109,7 @@ func (p *programIDs) of(s *trace.Sync) string {
 	}
 	id := p.name(s)
 	if id == "" || interpreter.MatchString(id) {
-		id += " [" + p.detect() + "]"
+		id += " [" + string(p.framework) + "]"
 	}
 	p.byPid[s.GlobalPid] = id
 	return id

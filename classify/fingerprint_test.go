@@ -11,7 +11,6 @@ import (
 // name, its main thread, the captured command line and the framework.
 func TestProgramName(t *testing.T) {
 	const gpid, gtid = int64(7) << 24, int64(7)<<24 | 7
-	torch := &program.Program{Framework: program.PyTorch}
 	for _, tc := range []struct {
 		name    string
 		process string
@@ -38,7 +37,7 @@ func TestProgramName(t *testing.T) {
 			}
 			tr.Hints.Command = tc.command
 			s := &trace.Sync{GlobalPid: gpid, GlobalTid: gtid}
-			if got := newProgramIDs(tr, Options{Program: torch}).of(s); got != tc.want {
+			if got := newProgramIDs(tr, program.PyTorch).of(s); got != tc.want {
 				t.Errorf("program %q, want %q", got, tc.want)
 			}
 		})

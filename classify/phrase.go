@@ -25,11 +25,14 @@ const (
 
 // dialect is the vocabulary of o.Program, or of the program detected
 // from t.
-func (o Options) dialect(t *trace.Trace) dialect {
+func (o Options) dialect(t *trace.Trace) dialect { return dialectOf(o.program(t), t) }
+
+// program is o.Program, or the program detected from t.
+func (o Options) program(t *trace.Trace) program.Program {
 	if o.Program != nil {
-		return dialectOf(*o.Program, t)
+		return *o.Program
 	}
-	return dialectOf(program.Detect(t), t)
+	return program.Detect(t)
 }
 
 // dialectOf picks the vocabulary of a program.

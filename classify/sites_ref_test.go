@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nsyssync/nsyssync/program"
 	"github.com/nsyssync/nsyssync/trace"
 )
 
@@ -65,6 +66,8 @@ func refSites(t *trace.Trace, verdicts, unsampled []Verdict) []Site {
 		fillVerdict(s, tallies, table)
 		printedSite(s, t, identity, verdicts)
 		explainNeeded(s, allByRule(tallies, table, ruleCopyOnlyKept))
+		hostMappedSite(s, t)
+		librarySite(s, t, program.Detect(t))
 		refNVTXShown(s, t)
 		out[i] = *s
 	}
@@ -276,7 +279,7 @@ func compareSites(t *testing.T, name string, opt Options, tr *trace.Trace) {
 // whose first sync ran earlier, counted pair by pair.
 func refFingerprints(t *trace.Trace, sites []*Site, unsampled []Verdict) {
 	nm := newNames()
-	ids := newProgramIDs(t, Options{})
+	ids := newProgramIDs(t, program.Detect(t).Framework)
 	bases := make([]string, len(sites))
 	for k, site := range sites {
 		first := site.Syncs[0]

@@ -55,6 +55,16 @@ func (o ReplayOptions) withDefaults() ReplayOptions {
 type Group struct {
 	ID    string
 	Syncs []int // indices into trace.Trace.Syncs
+	// Counting is classify's decision on how the site's saving enters
+	// the removable total (GroupsOf), Phase its phase when it is outside
+	// (CountNone), HostRead whether it is outside because its syncs may
+	// guard a host read of managed or mapped memory. CopyBoundNs, for a site that copies data the host
+	// uses, is the simulator's copy-overlap bound (nil: not given, and
+	// the site counts 0).
+	Counting    classify.Counting
+	Phase       string
+	HostRead    bool
+	CopyBoundNs *int64
 }
 
 // Result is a region replayed on a GPU.
@@ -77,9 +87,12 @@ type Result struct {
 	BaselineNs         int64        `json:"baseline_ns"`
 	ProfilerOverheadNs int64        `json:"profiler_overhead_ns"`
 	Sites              []SiteReplay `json:"sites"`
-	Plan               PlanCounts   `json:"plan"`
-	Model              DeviceModel  `json:"device_model"`
-	Warnings           []string     `json:"warnings,omitempty"`
+	// Total is the removable total: no site of set-up, tear-down or the
+	// profiler, bounded savings for sites that copy needed data.
+	Total    Total       `json:"total"`
+	Plan     PlanCounts  `json:"plan"`
+	Model    DeviceModel `json:"device_model"`
+	Warnings []string    `json:"warnings,omitempty"`
 }
 
 // SiteReplay is the measured saving of removing one group's syncs.
@@ -96,6 +109,16 @@ type SiteReplay struct {
 	// SavedFraction is SavedNs over the region's duration (BaselineNs).
 	SavedFraction float64 `json:"measured_savings_fraction"`
 	GPU           string  `json:"gpu"`
+	// CountedNs is what the site adds to the removable total: SavedNs,
+	// but 0 for a site of set-up, tear-down or the profiler (Phase says
+	// which) and, for a site that copies data the host uses, at most the
+	// simulator's copy-overlap bound (Bound says which limit gave it);
+	// 0 too for one whose syncs may guard a host read of managed or
+	// mapped memory (HostRead).
+	CountedNs int64  `json:"counted_savings_ns"`
+	Phase     string `json:"phase,omitempty"`
+	HostRead  bool   `json:"host_read,omitempty"`
+	Bound     string `json:"bound,omitempty"`
 }
 
 // Site returns the replay of the site with the given id.
@@ -130,9 +153,9 @@ func (d *Device) Replay(ctx context.Context, x *trace.Export, t *trace.Trace, si
 	if err != nil {
 		return nil, fmt.Errorf("replaying %s: %w", t.Path, err)
 	}
-	groups := make([]Group, len(sites))
-	for i, s := range sites {
-		groups[i] = Group{ID: s.ID, Syncs: s.Syncs}
+	groups := GroupsOf(sites)
+	if err := copyBounds(ctx, x, t, sites, groups); err != nil {
+		return nil, fmt.Errorf("replaying %s: %w", t.Path, err)
 	}
 	return d.ReplayTimeline(ctx, tl, t, groups, opt)
 }
@@ -159,6 +182,14 @@ func (d *Device) ReplayTimeline(ctx context.Context, tl *trace.Timeline, t *trac
 		p, err := BuildPlan(tl, t, PlanOptions{Remove: [][]int{g.Syncs}, KeepHostCode: opt.KeepHostCode, ProfilerOverheadNs: corr})
 		if err != nil {
 			return nil, fmt.Errorf("site %s: %w", g.ID, err)
+		}
+		plans = append(plans, p)
+	}
+	// The total's plan: every site that counts whole, removed together.
+	if rm := jointRemove(groups); rm != nil {
+		p, err := BuildPlan(tl, t, PlanOptions{Remove: rm, KeepHostCode: opt.KeepHostCode, ProfilerOverheadNs: corr})
+		if err != nil {
+			return nil, fmt.Errorf("the sites together: %w", err)
 		}
 		plans = append(plans, p)
 	}
@@ -203,7 +234,7 @@ func (d *Device) ReplayTimeline(ctx context.Context, tl *trace.Timeline, t *trac
 				runtime.GC() // not during the run: a replay allocates nothing
 				ns, err := rn.run(ctx, plans[i])
 				if err != nil {
-					if i >= first {
+					if i >= first && i-first < len(groups) {
 						return fmt.Errorf("without site %s: %w", groups[i-first].ID, err)
 					}
 					return err
@@ -221,7 +252,8 @@ func (d *Device) ReplayTimeline(ctx context.Context, tl *trace.Timeline, t *trac
 
 // result summarises the runs: plans[0] is the recording, plans[first-1]
 // the baseline savings are measured from, plans[first+i] removes
-// groups[i].
+// groups[i], and a last plan, where there is one, the whole groups
+// together (the total's).
 func (d *Device) result(t *trace.Trace, plans []*Plan, first int, groups []Group, runs [][]int64, opt ReplayOptions) *Result {
 	base := plans[0]
 	id := d.Identity()
@@ -249,10 +281,21 @@ func (d *Device) result(t *trace.Trace, plans []*Plan, first int, groups []Group
 			saved[k] = ref[k] - without[k]
 		}
 		st := summarize(saved)
-		res.Sites = append(res.Sites, SiteReplay{ID: g.ID, Syncs: plans[first+i].Removed, Without: summarize(without),
+		s := SiteReplay{ID: g.ID, Syncs: plans[first+i].Removed, Without: summarize(without),
 			SavedNs: st.MedianNs, SavedMinNs: st.MinNs, SavedMaxNs: st.MaxNs,
-			SavedFraction: float64(st.MedianNs) / float64(res.BaselineNs), GPU: id.Name})
+			SavedFraction: float64(st.MedianNs) / float64(res.BaselineNs), GPU: id.Name}
+		count(g, &s)
+		res.Sites = append(res.Sites, s)
 	}
+	var jointNs int64
+	if k := first + len(groups); k < len(plans) {
+		saved := make([]int64, len(runs[k]))
+		for j := range saved {
+			saved[j] = ref[j] - runs[k][j]
+		}
+		jointNs = summarize(saved).MedianNs
+	}
+	res.Total = total(groups, res.Sites, jointNs, res.BaselineNs)
 	return res
 }
 

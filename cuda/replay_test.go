@@ -132,6 +132,10 @@ func TestReplayOnFakeGPU(t *testing.T) {
 			t.Errorf("site %+v", s)
 		}
 	}
+	// The three sites count whole: the total replays them together.
+	if tot := res.Total; len(tot.SiteIDs) != 3 || tot.Syncs != 90 || len(tot.ExcludedSiteIDs)+len(tot.BoundedSiteIDs) != 0 {
+		t.Errorf("total %+v, want the 3 sites' 90 syncs together", tot)
+	}
 	if res.BaselineNs <= 0 || res.ProfilerOverheadNs != 3_700 {
 		t.Errorf("baseline %d ns, profiler overhead %d ns", res.BaselineNs, res.ProfilerOverheadNs)
 	}

@@ -40,10 +40,10 @@ type SavingsParts struct {
 
 // excluded reports whether site i stays out of every removable total: its
 // syncs are set-up, tear-down or the profiler's own.
-func excluded(site *classify.Site) bool { return !site.Phase.Counted() }
+func excluded(site *classify.Site) bool { return site.Counting() == classify.CountNone }
 
 // needed reports whether the site copies data the host uses.
-func needed(site *classify.Site) bool { return site.NeededCopyBytes > 0 }
+func needed(site *classify.Site) bool { return site.Counting() == classify.CountBounded }
 
 // siteParts sums the parts of site i's saving over its syncs in part p,
 // and, for a site that copies data the host uses, the copy-overlap bound.

@@ -11,7 +11,7 @@ import (
 
 // order is Framework's order of precedence: the first with evidence is
 // the program's framework, the others it uses beside it.
-var order = []Framework{PyTorch, JAX, TensorRT, RAPIDS, CuPy, OpenACC, OpenMP, MPI}
+var order = []Framework{PyTorch, JAX, TensorRT, RAPIDS, CuPy, OpenACC, OpenMP, MPI, QUDA}
 
 // marker is a name that only one framework puts in an export.
 type marker struct {
@@ -50,6 +50,11 @@ var stringMarkers = []marker{
 	// Not "libmpi": libtorch links it for torch.distributed, and a
 	// library list names it without the program calling MPI.
 	{fw: MPI, sub: "MPI_Init", what: "MPI_Init"},
+	// QUDA's kernels and functions live in namespace quda: mangled
+	// (_ZN4quda…) where the export has no demangled names.
+	{fw: QUDA, sub: "_ZN4quda", what: "kernels quda::… (mangled _ZN4quda…)"},
+	{fw: QUDA, sub: "quda::", what: "kernels quda::…"},
+	{fw: QUDA, sub: "libquda", what: "library libquda"},
 }
 
 // domainMarkers are NVTX domains (exact names).
@@ -87,6 +92,7 @@ var frameMarkers = []marker{
 	{fw: OpenACC, sub: "libacc", what: "native frames in the OpenACC runtime (libacc…)"},
 	{fw: OpenMP, sub: "libomptarget", what: "native frames in libomptarget"},
 	{fw: MPI, sub: "libmpi", what: "native frames in libmpi"},
+	{fw: QUDA, sub: "libquda", what: "native frames in libquda"},
 }
 
 // maxFrameSyncs bounds how many syncs' frames Detect reads.
@@ -170,7 +176,7 @@ func Detect(t *trace.Trace) Program {
 		p.Evidence = append(p.Evidence, pyWhy)
 	case p.Framework == OpenACC || p.Framework == OpenMP:
 		p.Language = Native
-	case p.Framework == Unknown || p.Framework == MPI || p.Framework == TensorRT:
+	case p.Framework == Unknown || p.Framework == MPI || p.Framework == TensorRT || p.Framework == QUDA:
 		if why := nativeProcess(t); why != "" {
 			p.Language = CPP
 			p.Evidence = append(p.Evidence, why)

@@ -184,3 +184,27 @@ func TestDetectSummary(t *testing.T) {
 		}
 	}
 }
+
+// TestDetectQUDA: QUDA's kernels (mangled _ZN4quda… in the WSL2 export,
+// which has no GPU activity) name it beside CuPy, the framework; no other
+// corpus export names it.
+func TestDetectQUDA(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join(corpusDir, "*.sqlite"))
+	if len(files) == 0 {
+		t.Skipf("no shared corpus at %s", corpusDir)
+	}
+	for _, f := range files {
+		tr := load(t, f)
+		if tr == nil {
+			continue
+		}
+		p := Detect(tr)
+		want := strings.HasPrefix(filepath.Base(f), "wsl2-cupy-quda")
+		if got := slices.Contains(p.Also, QUDA); got != want || p.Framework == QUDA {
+			t.Errorf("%s: %s, also %v (evidence %q); QUDA beside it: %v", filepath.Base(f), p.Framework, p.Also, p.Evidence, want)
+		}
+		if want && !slices.Contains(p.Evidence, "kernels quda::… (mangled _ZN4quda…)") {
+			t.Errorf("%s: evidence %q", filepath.Base(f), p.Evidence)
+		}
+	}
+}

@@ -24,8 +24,11 @@ const (
 	OpenACC  Framework = "openacc"
 	OpenMP   Framework = "openmp"
 	MPI      Framework = "mpi"
-	CUDA     Framework = "cuda"
-	Unknown  Framework = "unknown"
+	// QUDA, the lattice-QCD library: a library a program calls (from
+	// C/C++ or through Python bindings) more often than its framework.
+	QUDA    Framework = "quda"
+	CUDA    Framework = "cuda"
+	Unknown Framework = "unknown"
 )
 
 // Languages.
@@ -72,6 +75,8 @@ func (f Framework) Name() string {
 		return "OpenMP offload"
 	case MPI:
 		return "MPI + CUDA"
+	case QUDA:
+		return "QUDA"
 	case CUDA:
 		return "CUDA"
 	}

@@ -81,6 +81,9 @@ func (a *Analysis) savingsText(s *classify.Site) string {
 	if !s.Phase.Counted() {
 		return "not counted (" + s.Phase.Label() + ")"
 	}
+	if s.HostRead != "" {
+		return "not counted (host reads)"
+	}
 	if a.Estimates == nil {
 		return "-"
 	}

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/nsyssync/nsyssync/classify"
 	"github.com/nsyssync/nsyssync/estimate"
 	"github.com/nsyssync/nsyssync/internal/textsafe"
 	"github.com/nsyssync/nsyssync/trace"
@@ -67,7 +68,8 @@ type Totals struct {
 	// fields are then 0); absent when they were.
 	EstimateAbsentReason string `json:"estimate_absent_reason,omitempty"`
 	// UncountedSites counts the sites of set-up, tear-down or the
-	// profiler (SiteJSON.Phase) that no total or gate counts.
+	// profiler (SiteJSON.Phase), and those that may guard a host read
+	// (SiteJSON.HostRead), that no total or gate counts.
 	UncountedSites int `json:"uncounted_sites,omitempty"`
 }
 
@@ -122,6 +124,10 @@ type SiteJSON struct {
 	// NeededCopyBytes: the site copies this much data the host uses to
 	// the host; its saving is bounded (SavingsBound).
 	NeededCopyBytes int64 `json:"needed_copy_bytes,omitempty"`
+	// HostRead: the process reads managed or mapped memory without a
+	// copy call, as this says the trace shows; the site's waits may guard
+	// such a read and count in no total (estimated_savings_ns 0).
+	HostRead string `json:"host_read,omitempty"`
 	// SavingsExplained is the one line saying what the saving includes;
 	// SavingsParts its parts (absent without estimates).
 	SavingsExplained string                 `json:"savings_explained,omitempty"`
@@ -243,8 +249,9 @@ func (a *Analysis) documentHead() Document {
 			}
 		}
 		sj.Phase, sj.PhaseReason, sj.NeededCopyBytes = string(s.Phase), textsafe.Bound(s.PhaseReason), s.NeededCopyBytes
+		sj.HostRead = textsafe.Bound(s.HostRead)
 		sj.SavingsExplained = textsafe.Bound(a.SavingsExplanation(s))
-		if !s.Phase.Counted() {
+		if s.Counting() == classify.CountNone {
 			d.Totals.UncountedSites++
 		}
 		if reason, ok := a.Allowed[s.ID]; ok {

@@ -22,6 +22,13 @@ func (a *Analysis) SavingsExplanation(s *classify.Site) string {
 		}
 		return text
 	}
+	if s.HostRead != "" {
+		text := "not counted in any total: the host may read managed or mapped memory after these waits (" + s.HostRead + ")"
+		if e, ok := a.siteEstimate(s); ok && e.UncountedNs > 0 {
+			text += fmt.Sprintf("; deleting them would save %s where nothing is read", Duration(e.UncountedNs))
+		}
+		return text
+	}
 	e, ok := a.siteEstimate(s)
 	if !ok {
 		return ""

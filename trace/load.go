@@ -36,6 +36,10 @@ func (x *Export) Load(ctx context.Context, opt LoadOptions) (*Trace, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := x.loadHostMappedCalls(ctx, act.mapped); err != nil {
+		return nil, err
+	}
+	t.HostMapped = act.mapped
 	writes, err := x.loadHostWrites(ctx, &t.Evidence)
 	if err != nil {
 		return nil, err

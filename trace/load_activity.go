@@ -30,6 +30,8 @@ type activity struct {
 	// memcpyActivity and memsetActivity: the export has the activity table,
 	// so a call without a kept row is known not to block.
 	memcpyActivity, memsetActivity bool
+	// mapped: the processes whose activity shows managed memory.
+	mapped hostMapped
 }
 
 // loadCopies reads the memcpy and memset rows that can matter to a host
@@ -37,7 +39,7 @@ type activity struct {
 // block and never pair with a sync, and a memset blocks only into pinned
 // or managed memory, so those rows are not read at all.
 func (x *Export) loadCopies(ctx context.Context, st *Stats) (*activity, error) {
-	act := &activity{}
+	act := &activity{mapped: hostMapped{}}
 	s := x.Schema
 	var rows corrRows[Copy]
 	var mu sync.Mutex // rows is shared by the workers
@@ -61,6 +63,9 @@ func (x *Export) loadCopies(ctx context.Context, st *Stats) (*activity, error) {
 					FromActivity: true, CorrelationID: v[0].Int64}
 				mu.Lock()
 				rows.add(v[1].Int64, v[0].Int64, c)
+				if c.Direction == CopyUnifiedHtoD || c.Direction == CopyUnifiedDtoH {
+					act.mapped.note(v[1].Int64, "managed memory: unified-memory migrations in its GPU activity")
+				}
 				mu.Unlock()
 				return nil
 			}
@@ -86,6 +91,9 @@ func (x *Export) loadCopies(ctx context.Context, st *Stats) (*activity, error) {
 					FromActivity: true, CorrelationID: v[0].Int64}
 				mu.Lock()
 				rows.add(v[1].Int64, v[0].Int64, c)
+				if c.DstKind == MemManaged {
+					act.mapped.note(v[1].Int64, "managed memory: a memset into it")
+				}
 				mu.Unlock()
 				return nil
 			}

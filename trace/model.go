@@ -21,6 +21,12 @@ type Trace struct {
 	Warnings []string
 	// Hints tell what kind of program was profiled (package program).
 	Hints ProgramHints
+	// HostMapped: the processes (by globalPid) that use memory the host
+	// reads without a copy call — managed memory, or host memory the
+	// device addresses — each with how the trace shows it. After a sync,
+	// such a process may read what the GPU wrote with no copy in the
+	// trace to show the read.
+	HostMapped map[int64]string
 }
 
 // GPU is one device of TARGET_INFO_GPU.
@@ -232,6 +238,9 @@ const (
 	CopyDtoD    CopyKind = 8
 	CopyHtoH    CopyKind = 9
 	CopyPtoP    CopyKind = 10
+	// Unified memory migrating (managed memory, pages moved on demand).
+	CopyUnifiedHtoD CopyKind = 11
+	CopyUnifiedDtoH CopyKind = 12
 )
 
 // MemKind is a memory kind (ENUM_CUDA_MEM_KIND), in two bytes.

@@ -178,15 +178,17 @@ func writeReplayText(w io.Writer, path string, t *replayedTrace, res *cuda.Resul
 	}
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "SITE\tSYNCS\tSAVED\tOF REGION\tRANGE\tAPIS\tNVTX")
+	fmt.Fprintln(tw, "SITE\tSYNCS\tSAVED\tOF REGION\tRANGE\tAPIS\tNVTX\tIN TOTAL")
 	for i, s := range res.Sites {
 		var apis, nvtx string
 		if i < len(t.sites) {
 			apis, nvtx = strings.Join(t.sites[i].APIs, "+"), strings.Join(t.sites[i].NVTX, "/")
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%.1f%%\t%s to %s\t%s\t%s\n", s.ID, s.Syncs, ms(s.SavedNs), 100*s.SavedFraction, ms(s.SavedMinNs), ms(s.SavedMaxNs), apis, nvtx)
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%.1f%%\t%s to %s\t%s\t%s\t%s\n", s.ID, s.Syncs, ms(s.SavedNs), 100*s.SavedFraction, ms(s.SavedMinNs), ms(s.SavedMaxNs), apis, nvtx, s.CountNote())
 	}
 	tw.Flush()
+	fmt.Fprintf(w, "Removable total: %s (%.1f%% of the region), sites %s together%s\n", ms(res.Total.SavedNs), 100*res.Total.SavedFraction,
+		strings.Join(res.Total.SiteIDs, ", "), res.Total.Note())
 	for _, warn := range res.Warnings {
 		fmt.Fprintf(w, "warning: %s\n", warn)
 	}
