@@ -81,6 +81,18 @@ type Pattern struct {
 // to a scalar: .item(), bool(t) and truth tests, int(t), float(t).
 var scalarReads = []string{"THPVariable_item", "THPVariable_is_nonzero", "THPVariable_bool", "THPVariable_integral_scalar", "THPVariable_float_scalar"}
 
+// hostCopies are the native frames of a Python copy to the host
+// (`.tolist()`, `.cpu()`, `.numpy()`, `.to("cpu")`).
+var hostCopies = []string{"THPVariable_tolist", "THPVariable_cpu", "THPVariable_numpy", "THPVariable_to"}
+
+// copyKeptRule is a rule for a copy to the host whose data the program's
+// source shows kept (use UseLog: only kept; UseLater: read once the loop
+// that fills its container is over).
+func copyKeptRule(name string, use Use, fix string) Rule {
+	return Rule{Name: name, Native: hostCopies, Use: use, Pattern: Pattern{Copy: trace.CopyDtoH},
+		Dependency: DepFalse, Category: CatDeviceToHost, Confidence: 0.75, Subject: "this line", Fix: fix}
+}
+
 // displayFrames are the Python frames of library code that reads a value
 // only to show it (path suffixes, "file.py:function" where the file does
 // more than display).
@@ -159,18 +171,14 @@ var Rules = []Rule{
 		Fix: "{site} reads a value into a container that the program reads only once the loop that fills it is over. Keep the values " +
 			"on the GPU (`vals.append(t.detach())`) and read them together after the loop (`torch.stack(vals).tolist()`): one wait " +
 			"instead of one per step."},
-	{Name: ruleCopyReadAfterLoop, Native: []string{"THPVariable_tolist", "THPVariable_cpu", "THPVariable_numpy", "THPVariable_to"}, Use: UseLater,
-		Pattern:    Pattern{Copy: trace.CopyDtoH},
-		Dependency: DepFalse, Category: CatDeviceToHost, Confidence: 0.75, Subject: "this line",
-		Fix: "{site} copies data into a container that the program reads only once the loop that fills it is over: the data is " +
-			"needed, the wait here is not. Copy into pinned buffers with `non_blocking=True` (or keep the tensors on the GPU and copy " +
-			"them together with `torch.cat(kept).cpu()`), and synchronize once, after the loop, before the first read."},
-	{Name: ruleCopyOnlyKept, Native: []string{"THPVariable_tolist", "THPVariable_cpu", "THPVariable_numpy", "THPVariable_to"}, Use: UseLog,
-		Pattern:    Pattern{Copy: trace.CopyDtoH},
-		Dependency: DepFalse, Category: CatDeviceToHost, Confidence: 0.75, Subject: "this line",
-		Fix: "{site} copies data the program only stores or logs: nothing reads it before the loop goes on. Keep the tensors on the GPU " +
-			"and copy them together once (`torch.cat(kept).cpu()` after the loop), or copy into a pinned buffer with `non_blocking=True` " +
-			"and synchronize on an event before the data is read."},
+	copyKeptRule(ruleCopyReadAfterLoop, UseLater,
+		"{site} copies data into a container that the program reads only once the loop that fills it is over: the data is "+
+			"needed, the wait here is not. Copy into pinned buffers with `non_blocking=True` (or keep the tensors on the GPU and copy "+
+			"them together with `torch.cat(kept).cpu()`), and synchronize once, after the loop, before the first read."),
+	copyKeptRule(ruleCopyOnlyKept, UseLog,
+		"{site} copies data the program only stores or logs: nothing reads it before the loop goes on. Keep the tensors on the GPU "+
+			"and copy them together once (`torch.cat(kept).cpu()` after the loop), or copy into a pinned buffer with `non_blocking=True` "+
+			"and synchronize on an event before the data is read."),
 
 	// --- aten ops and the ops just before (--pytorch=autograd-nvtx) -------
 	{Name: "formatting a 0-d tensor", Printing: true, When: formatsScalar, WhenDoc: "aten::item right after aten::detach (Tensor.__format__ does self.detach().item())",

@@ -1,11 +1,7 @@
 package report
 
 import (
-	"context"
 	"path/filepath"
-
-	"github.com/nsyssync/nsyssync/internal/fixturegz"
-	"github.com/nsyssync/nsyssync/trace"
 	"strings"
 	"testing"
 
@@ -150,17 +146,7 @@ func TestFingerprintIgnoresCheckout(t *testing.T) {
 func TestFingerprintKeepsLibrarySitesApart(t *testing.T) {
 	for _, name := range []string{"lib_hf_generate.backtrace", "lib_lightning_pbar.backtrace", "ho2_lib_lightning_csvlogger.backtrace"} {
 		t.Run(name, func(t *testing.T) {
-			path := fixturegz.Gunzip(t, filepath.Join(fixtureDir, "labelled", name+".sqlite.gz"), t.TempDir())
-			x, err := trace.Open(context.Background(), path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer x.Close()
-			tr, err := x.Load(context.Background(), trace.LoadOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			a := New(tr)
+			a := loadGz(t, filepath.Join("labelled", name+".sqlite.gz"))
 			seen := map[string]string{}
 			libs := 0
 			for i := range a.Sites {

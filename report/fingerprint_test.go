@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/nsyssync/nsyssync/internal/fixturegz"
 	"github.com/nsyssync/nsyssync/trace"
 )
 
@@ -16,17 +15,7 @@ import (
 // added, which move its lines and split its frame-less sites).
 func loadReprofile(t *testing.T, name string) *Analysis {
 	t.Helper()
-	path := fixturegz.Gunzip(t, filepath.Join(fixtureDir, "reprofile", name+".sqlite.gz"), t.TempDir())
-	x, err := trace.Open(context.Background(), path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer x.Close()
-	tr, err := x.Load(context.Background(), trace.LoadOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return New(tr)
+	return loadGz(t, filepath.Join("reprofile", name+".sqlite.gz"))
 }
 
 // TestFingerprintsSurviveReprofile: profiled again with NVTX ranges added

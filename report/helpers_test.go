@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/nsyssync/nsyssync/internal/fixturegz"
 	"github.com/nsyssync/nsyssync/trace"
 )
 
@@ -52,4 +53,21 @@ func siteWith(t *testing.T, a *Analysis, fn string) int {
 	}
 	t.Fatalf("no site in %s with function %q", a.Trace.Path, fn)
 	return -1
+}
+
+// loadGz gunzips a committed export (a .sqlite.gz under fixtures/) into a
+// temporary directory and analyses the whole trace.
+func loadGz(t *testing.T, rel string) *Analysis {
+	t.Helper()
+	path := fixturegz.Gunzip(t, filepath.Join(fixtureDir, rel), t.TempDir())
+	x, err := trace.Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Close()
+	tr, err := x.Load(context.Background(), trace.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return New(tr)
 }
