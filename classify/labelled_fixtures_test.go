@@ -66,11 +66,13 @@ type heldOutRound struct {
 // attribute and closure analysis) in all four modes; round 3 (ho3_, after
 // stop 14's rules, before the after-the-loop analysis) in all four, and
 // committed without the nsys-defaults captures (3 MB: the fixtures' size
-// budget; their scores, measured once, are in docs/classifier.md).
+// budget; their scores, measured once, are in docs/classifier.md); round 4
+// (ho4_, after the after-the-loop analysis) lean and with backtraces.
 var heldOutRounds = []heldOutRound{
 	{"ho_", []string{"lean", "default"}},
 	{"ho2_", labelledModes},
 	{"ho3_", []string{"lean", "autograd", "backtrace"}},
+	{"ho4_", []string{"lean", "backtrace"}},
 }
 
 // heldOutModes are the capture modes of a held-out program; nil for the
@@ -103,7 +105,7 @@ func labelledPrograms(t *testing.T, prefix string) []string {
 		}
 	}
 	sort.Strings(out)
-	if want := map[string]int{"": 32, "ho_": 10, "ho2_": 9, "ho3_": 8}[prefix]; len(out) < want {
+	if want := map[string]int{"": 32, "ho_": 10, "ho2_": 9, "ho3_": 8, "ho4_": 6}[prefix]; len(out) < want {
 		t.Fatalf("%d labelled programs (prefix %q), want at least %d", len(out), prefix, want)
 	}
 	return out

@@ -28,9 +28,10 @@ func containerOf(n *sitter.Node) *sitter.Node {
 type containerRead int
 
 const (
-	containerShown containerRead = iota // only shown or stored: never needed
-	containerLater                      // needed, but only once the loop that fills it is over
-	containerNow                        // may be needed while it is filled
+	containerShown  containerRead = iota // only shown or stored: never needed
+	containerLater                       // needed, but only once the loop that fills it is over
+	containerNow                         // may be needed while it is filled
+	containerTested                      // tested while it is filled: control flow needs it
 )
 
 // containerUse says whether the container that fill stores into may be
@@ -51,12 +52,18 @@ func (a *pyAnalysis) containerUse(container, fill *sitter.Node) containerRead {
 		window, bounded := a.fillWindow(fill, scope, name)
 		out := containerShown
 		a.uses(scope, name, func(n *sitter.Node) {
-			if out == containerNow || !a.needsContents(n, 0) {
+			if out == containerTested || !a.needsContents(n, 0) {
 				return
 			}
-			out = containerNow
-			if bounded && !within(n, window) {
-				out = containerLater // read once the filling is over
+			switch {
+			case bounded && !within(n, window):
+				if out == containerShown {
+					out = containerLater // read once the filling is over
+				}
+			case bounded && a.testsContents(n, 0):
+				out = containerTested // tested while it is filled
+			default:
+				out = containerNow
 			}
 		})
 		return out
@@ -210,7 +217,7 @@ func (a *pyAnalysis) needsContents(n *sitter.Node, depth int) bool {
 			case u == int(UseLog) && !a.storesInto(call):
 				return false // shown: printed or logged
 			case u == int(UseNone) && sameNode(v, n):
-				return a.calleeNeeds(call, v, depth)
+				return a.calleeNeeds(call, v, depth, a.needsContents)
 			default:
 				return true // a size, a store into another container
 			}
@@ -228,7 +235,7 @@ const maxCalleeDepth = 3
 // (a plain positional argument of a call by name) into the function's
 // parameter: needed when any read of the parameter there may need it.
 // Any other call, or a function it cannot match, may test it.
-func (a *pyAnalysis) calleeNeeds(call, arg *sitter.Node, depth int) bool {
+func (a *pyAnalysis) calleeNeeds(call, arg *sitter.Node, depth int, reads func(*sitter.Node, int) bool) bool {
 	fn := call.ChildByFieldName("function")
 	if depth >= maxCalleeDepth || fn == nil || fn.Kind() != "identifier" || arg.Parent().Kind() != "argument_list" {
 		return true
@@ -262,9 +269,41 @@ func (a *pyAnalysis) calleeNeeds(call, arg *sitter.Node, depth int) bool {
 	}
 	needed := false
 	a.uses(def, name, func(n *sitter.Node) {
-		needed = needed || a.needsContents(n, depth+1)
+		needed = needed || reads(n, depth+1)
 	})
 	return needed
+}
+
+// testsContents says whether a read of a container decides control flow:
+// it lies in the condition of an if, elif or while, or in an assert,
+// whatever is computed from it on the way (`torch.stack(w).mean() > 10`),
+// but not through len() (the host knows a list's length); or it is handed
+// to a function of the same file that tests its parameter so.
+func (a *pyAnalysis) testsContents(n *sitter.Node, depth int) bool {
+	for v, p := n, n.Parent(); p != nil; v, p = p, p.Parent() {
+		switch p.Kind() {
+		case "if_statement", "elif_clause", "while_statement":
+			return sameNode(p.ChildByFieldName("condition"), v)
+		case "assert_statement":
+			return true
+		case "argument_list":
+			call := p.Parent()
+			if call == nil || call.Kind() != "call" {
+				return false
+			}
+			name, method := a.callName(call.ChildByFieldName("function"))
+			if !method && name == "len" && sameNode(v, n) {
+				return false
+			}
+			if sameNode(v, n) && a.moduleFunction(name) != nil && !method {
+				return a.calleeNeeds(call, v, depth, a.testsContents)
+			}
+		case "expression_statement", "block", "module", "function_definition", "assignment", "augmented_assignment",
+			"return_statement", "for_statement":
+			return false
+		}
+	}
+	return false
 }
 
 // moduleFunction returns the one top-level function of the file named

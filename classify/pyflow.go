@@ -97,6 +97,8 @@ func (a *pyAnalysis) follow(v *sitter.Node, depth int) flow {
 				v = call
 			case u == int(UseLog):
 				switch a.containerUse(containerOf(call), call) {
+				case containerTested:
+					return a.at(UseBranch, call) // appended to a list tested while it is filled (pycontainer.go)
 				case containerNow:
 					return flow{} // appended to a list the function uses (pycontainer.go)
 				case containerLater:
@@ -144,6 +146,8 @@ func (a *pyAnalysis) stored(stmt, target *sitter.Node, aug bool, depth int) flow
 			held = target
 		}
 		switch a.containerUse(held, stmt) {
+		case containerTested:
+			return a.at(UseBranch, stmt) // stored where it is tested while it is filled (pycontainer.go)
 		case containerNow:
 			return flow{} // stored where the program may need it (pycontainer.go)
 		case containerLater:

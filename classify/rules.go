@@ -171,6 +171,10 @@ var Rules = []Rule{
 		Fix: "{site} reads a value into a container that the program reads only once the loop that fills it is over. Keep the values " +
 			"on the GPU (`vals.append(t.detach())`) and read them together after the loop (`torch.stack(vals).tolist()`): one wait " +
 			"instead of one per step."},
+	{Name: "copy to the host is tested in its loop", Native: hostCopies, Use: UseBranch, Pattern: Pattern{Copy: trace.CopyDtoH},
+		Dependency: DepTrue, Category: CatControlFlow, Confidence: 0.8, Subject: "this line",
+		Fix: "{site} copies data into a container that the same loop tests before it goes on: the host needs it to choose a branch. " +
+			"Test on the GPU instead (keep the values there, `torch.where`, masking) and read back only the decision, or test every N steps."},
 	copyKeptRule(ruleCopyReadAfterLoop, UseLater,
 		"{site} copies data into a container that the program reads only once the loop that fills it is over: the data is "+
 			"needed, the wait here is not. Copy into pinned buffers with `non_blocking=True` (or keep the tensors on the GPU and copy "+
