@@ -14,6 +14,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/nsyssync/nsyssync/classify"
+	"github.com/nsyssync/nsyssync/internal/format"
 	"github.com/nsyssync/nsyssync/internal/safefile"
 )
 
@@ -183,7 +184,7 @@ func LegacyFingerprint(s *classify.Site) string {
 	if f := s.Location.File; f != "" {
 		// "py|APIs|dir/file.py:line", hashed piece by piece: a name is
 		// never copied, however long.
-		elems := PathTail(f, 2)
+		elems := format.PathTail(f, 2)
 		tail := len(elems) - 1 // the slash between them
 		for _, e := range elems {
 			tail += len(e)

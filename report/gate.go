@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/nsyssync/nsyssync/classify"
+	"github.com/nsyssync/nsyssync/internal/format"
 )
 
 // GateOptions tune the CI gate.
@@ -101,7 +102,7 @@ func (g GateResult) String() string {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "savings gate %s: removable %s %s = %.2f%% of the region (limit %g%%)",
-		verdict, g.Basis, Duration(g.RemovableNs), g.RemovablePct, g.ThresholdPct)
+		verdict, g.Basis, format.Duration(g.RemovableNs), g.RemovablePct, g.ThresholdPct)
 	if len(g.Counted) > 0 {
 		fmt.Fprintf(&b, "; sites %s", strings.Join(g.Counted, ", "))
 	}

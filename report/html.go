@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/nsyssync/nsyssync/classify"
+	"github.com/nsyssync/nsyssync/internal/format"
 	"github.com/nsyssync/nsyssync/internal/textsafe"
 	"github.com/nsyssync/nsyssync/internal/words"
 	"github.com/nsyssync/nsyssync/trace"
@@ -107,8 +108,8 @@ func (a *Analysis) htmlPage(ctx context.Context, opt HTMLOptions) (*htmlPage, er
 		{"export", htmlText(t.Schema.Version())},
 		{"GPU", htmlText(a.GPUName())},
 		{"program", htmlText(a.programText())},
-		{"region", htmlText(a.RegionName()) + ", " + Duration(t.Region.Duration)},
-		{"host syncs", fmt.Sprintf("%d at %s; host blocked %s (%s of the region)", len(t.Syncs), plural(len(a.Sites), "site", "sites"), Duration(blocked), percent(blocked, t.Region.Duration))},
+		{"region", htmlText(a.RegionName()) + ", " + format.Duration(t.Region.Duration)},
+		{"host syncs", fmt.Sprintf("%d at %s; host blocked %s (%s of the region)", len(t.Syncs), plural(len(a.Sites), "site", "sites"), format.Duration(blocked), format.Percent(blocked, t.Region.Duration))},
 		{"estimated savings", a.totalSavingsText()},
 		{"evidence", evidenceSummary(&t.Evidence, len(t.Syncs))},
 	}
@@ -145,7 +146,7 @@ func (a *Analysis) htmlPage(ctx context.Context, opt HTMLOptions) (*htmlPage, er
 
 func (a *Analysis) htmlRow(s *classify.Site) htmlSiteRow {
 	return htmlSiteRow{ID: s.ID, Dependency: string(s.Dependency), DependencyText: dependencyText(s), Category: htmlText(s.Category), Count: len(s.Syncs),
-		Blocked: Duration(s.BlockedNs), Mean: Duration(meanNs(s)), Savings: a.savingsText(s), Location: htmlText(siteLabel(s)),
+		Blocked: format.Duration(s.BlockedNs), Mean: format.Duration(meanNs(s)), Savings: a.savingsText(s), Location: htmlText(siteLabel(s)),
 		Allowed: htmlText(a.Allowed[s.ID])}
 }
 

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/nsyssync/nsyssync/classify"
+	"github.com/nsyssync/nsyssync/internal/format"
 	"github.com/nsyssync/nsyssync/internal/textsafe"
 )
 
@@ -37,10 +38,10 @@ func (a *Analysis) WriteMarkdown(w io.Writer, opt MarkdownOptions) error {
 		row("GPU", mdText(g))
 	}
 	row("program", mdText(a.programText()))
-	row("region", mdText(a.RegionName())+", "+Duration(t.Region.Duration))
+	row("region", mdText(a.RegionName())+", "+format.Duration(t.Region.Duration))
 	blocked := t.BlockedNs()
 	row("host syncs", fmt.Sprintf("%d at %s; host blocked %s (%s of the region)",
-		len(t.Syncs), plural(len(a.Sites), "site", "sites"), Duration(blocked), percent(blocked, t.Region.Duration)))
+		len(t.Syncs), plural(len(a.Sites), "site", "sites"), format.Duration(blocked), format.Percent(blocked, t.Region.Duration)))
 	row("estimated savings", mdText(a.totalSavingsText()))
 	row("evidence", mdText(evidenceSummary(&t.Evidence, len(t.Syncs))))
 	if g := opt.Gate; g != nil {
@@ -71,7 +72,7 @@ func (a *Analysis) WriteMarkdown(w io.Writer, opt MarkdownOptions) error {
 			loc += " (allowed: " + mdText(reason) + ")"
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %d | %s | %s | %s | %s |\n", s.ID, dep, mdText(s.Category), len(s.Syncs),
-			Duration(s.BlockedNs), Duration(meanNs(s)), a.savingsText(s), loc)
+			format.Duration(s.BlockedNs), format.Duration(meanNs(s)), a.savingsText(s), loc)
 	}
 	if opt.Top > 0 && len(sites) > opt.Top {
 		fmt.Fprintf(&b, "\n%s not shown.\n", plural(len(sites)-opt.Top, "more site", "more sites"))
@@ -98,7 +99,7 @@ func (a *Analysis) WriteMarkdown(w io.Writer, opt MarkdownOptions) error {
 func (a *Analysis) markdownSite(b *strings.Builder, s *classify.Site) {
 	// The summary line is HTML: escape it as HTML, not as Markdown.
 	fmt.Fprintf(b, "\n<details><summary><b>%s</b> · %s ×%d · blocked %s · dependency %s · %s</summary>\n\n",
-		s.ID, mdHTML(strings.Join(s.APIs, "+")), len(s.Syncs), Duration(s.BlockedNs),
+		s.ID, mdHTML(strings.Join(s.APIs, "+")), len(s.Syncs), format.Duration(s.BlockedNs),
 		mdHTML(dependencyText(s)), mdHTML(siteLabel(s)))
 	if s.Location.File != "" || s.Location.Function != "" {
 		fmt.Fprintf(b, "- **location**: %s\n", mdText(Where(s)))

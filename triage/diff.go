@@ -10,8 +10,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/nsyssync/nsyssync/internal/format"
 	"github.com/nsyssync/nsyssync/internal/words"
-	"github.com/nsyssync/nsyssync/report"
 )
 
 // DiffSchema names the JSON form of a diff.
@@ -180,12 +180,12 @@ func (d Diff) Regressions(pct float64) []string {
 	var out []string
 	if d.TotalChangePct > pct {
 		out = append(out, fmt.Sprintf("total host-blocked time grew %s (%s → %s), more than %g%%",
-			pctText(d.TotalChangePct), report.Duration(d.Old.BlockedNs), report.Duration(d.New.BlockedNs), pct))
+			pctText(d.TotalChangePct), format.Duration(d.Old.BlockedNs), format.Duration(d.New.BlockedNs), pct))
 	}
 	for _, c := range d.Changes {
 		if (c.Status == StatusNew || c.Status == StatusGrown) && c.ShareOfOldPct > pct {
 			out = append(out, fmt.Sprintf("site %s (%s) %s by %s, %s of the old total, more than %g%%",
-				term(c.Fingerprint), term(describeChange(c)), c.Status, report.Duration(c.DeltaNs), pctText(c.ShareOfOldPct), pct))
+				term(c.Fingerprint), term(describeChange(c)), c.Status, format.Duration(c.DeltaNs), pctText(c.ShareOfOldPct), pct))
 		}
 	}
 	return out
@@ -230,7 +230,7 @@ func (d Diff) WriteText(w io.Writer, all bool) error {
 		if s.Failed > 0 {
 			fmt.Fprintf(&b, " (%d failed)", s.Failed)
 		}
-		fmt.Fprintf(&b, ", %s, host blocked %s\n", words.Count(s.Syncs, "sync", "syncs"), report.Duration(s.BlockedNs))
+		fmt.Fprintf(&b, ", %s, host blocked %s\n", words.Count(s.Syncs, "sync", "syncs"), format.Duration(s.BlockedNs))
 	}
 	side("old  ", d.Old)
 	side("new  ", d.New)
@@ -267,14 +267,14 @@ func (d Diff) WriteText(w io.Writer, all bool) error {
 
 func signedDuration(ns int64) string {
 	if ns < 0 {
-		return "-" + report.Duration(-ns)
+		return "-" + format.Duration(-ns)
 	}
-	return "+" + report.Duration(ns)
+	return "+" + format.Duration(ns)
 }
 
 func blockedOrDash(ns int64, absent bool) string {
 	if absent {
 		return "-"
 	}
-	return report.Duration(ns)
+	return format.Duration(ns)
 }

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/nsyssync/nsyssync/internal/format"
 	"github.com/nsyssync/nsyssync/report"
 )
 
@@ -141,7 +142,7 @@ func (s *Snapshot) Widespread() []*SiteTotal {
 func Where(s *report.SiteJSON) string {
 	loc := s.Location
 	if loc.File != "" {
-		w := path.Join(report.PathTail(loc.File, 2)...) + ":" + strconv.FormatInt(loc.Line, 10)
+		w := path.Join(format.PathTail(loc.File, 2)...) + ":" + strconv.FormatInt(loc.Line, 10)
 		if loc.Function != "" {
 			w += " " + loc.Function
 		}
