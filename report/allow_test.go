@@ -69,8 +69,8 @@ func TestAllowListMatch(t *testing.T) {
 		entry AllowEntry
 		want  []*classify.Site
 	}{
-		{"fingerprint", AllowEntry{Fingerprint: Fingerprint(logLoss)}, []*classify.Site{logLoss}},
-		{"fingerprint, upper case", AllowEntry{Fingerprint: strings.ToUpper(Fingerprint(logLoss))}, []*classify.Site{logLoss}},
+		{"fingerprint", AllowEntry{Fingerprint: classify.Fingerprint(logLoss)}, []*classify.Site{logLoss}},
+		{"fingerprint, upper case", AllowEntry{Fingerprint: strings.ToUpper(classify.Fingerprint(logLoss))}, []*classify.Site{logLoss}},
 		{"python file:line", AllowEntry{Python: "programs/syncs.py:34"}, []*classify.Site{nonzero}},
 		{"python base name", AllowEntry{Python: "syncs.py:18"}, []*classify.Site{logLoss}},
 		{"python wrong line", AllowEntry{Python: "syncs.py:17"}, nil},
@@ -109,12 +109,12 @@ func TestFingerprintStable(t *testing.T) {
 	again := load(t, "syncs_lean.sqlite", "measured").analysis
 	seen := map[string]bool{}
 	for i := range lean.Sites {
-		f := Fingerprint(&lean.Sites[i])
+		f := classify.Fingerprint(&lean.Sites[i])
 		if len(f) != 12 || seen[f] {
 			t.Errorf("site %s: fingerprint %q not 12 hex digits or not unique", lean.Sites[i].ID, f)
 		}
 		seen[f] = true
-		if g := Fingerprint(&again.Sites[i]); g != f {
+		if g := classify.Fingerprint(&again.Sites[i]); g != f {
 			t.Errorf("site %s: fingerprint %s, then %s", lean.Sites[i].ID, f, g)
 		}
 	}
@@ -132,12 +132,12 @@ func TestFingerprintIgnoresCheckout(t *testing.T) {
 	if moved.Location.File == s.Location.File {
 		t.Fatalf("fixture path %q not under /work/main", s.Location.File)
 	}
-	if LegacyFingerprint(&moved) != LegacyFingerprint(&s) {
+	if classify.LegacyFingerprint(&moved) != classify.LegacyFingerprint(&s) {
 		t.Errorf("fingerprint changed with the checkout directory")
 	}
 	other := s
 	other.Location.Line++
-	if LegacyFingerprint(&other) == LegacyFingerprint(&s) {
+	if classify.LegacyFingerprint(&other) == classify.LegacyFingerprint(&s) {
 		t.Errorf("another line, same fingerprint")
 	}
 }
@@ -168,7 +168,7 @@ func TestFingerprintKeepsLibrarySitesApart(t *testing.T) {
 				if s.Location.Library != "" {
 					libs++
 				}
-				f := Fingerprint(s)
+				f := classify.Fingerprint(s)
 				if other, dup := seen[f]; dup {
 					t.Errorf("sites %s and %s share fingerprint %s (%s:%d, library %q)", other, s.ID, f,
 						filepath.Base(s.Location.File), s.Location.Line, s.Location.Library)

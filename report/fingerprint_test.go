@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nsyssync/nsyssync/classify"
 	"github.com/nsyssync/nsyssync/internal/fixturegz"
 	"github.com/nsyssync/nsyssync/trace"
 )
@@ -47,17 +48,17 @@ func TestFingerprintsSurviveReprofile(t *testing.T) {
 			plain, nvtx := loadReprofile(t, "plain."+tc.mode), loadReprofile(t, "nvtx."+tc.mode)
 			after, afterLegacy := map[string]bool{}, map[string]bool{}
 			for i := range nvtx.Sites {
-				after[Fingerprint(&nvtx.Sites[i])] = true
-				afterLegacy[LegacyFingerprint(&nvtx.Sites[i])] = true
+				after[classify.Fingerprint(&nvtx.Sites[i])] = true
+				afterLegacy[classify.LegacyFingerprint(&nvtx.Sites[i])] = true
 			}
 			lost := 0
 			for i := range plain.Sites {
 				s := &plain.Sites[i]
-				if !after[Fingerprint(s)] {
+				if !after[classify.Fingerprint(s)] {
 					t.Errorf("site %s (%s, %s:%d) lost its fingerprint %s", s.ID, strings.Join(s.APIs, "+"),
-						filepath.Base(s.Location.File), s.Location.Line, Fingerprint(s))
+						filepath.Base(s.Location.File), s.Location.Line, classify.Fingerprint(s))
 				}
-				if !afterLegacy[LegacyFingerprint(s)] {
+				if !afterLegacy[classify.LegacyFingerprint(s)] {
 					lost++
 				}
 			}
@@ -96,7 +97,7 @@ func TestCorpusProgramsShareNoFingerprint(t *testing.T) {
 		a := New(tr)
 		name := filepath.Base(p)
 		for i := range a.Sites {
-			f := Fingerprint(&a.Sites[i])
+			f := classify.Fingerprint(&a.Sites[i])
 			if other, ok := owner[f]; ok {
 				t.Errorf("fingerprint %s in %s and %s", f, other, name)
 			}
@@ -119,10 +120,10 @@ func TestCorpusProgramsShareNoFingerprint(t *testing.T) {
 func TestAllowListAcceptsLegacyFingerprints(t *testing.T) {
 	a := load(t, "syncs_lean.sqlite", "measured").analysis
 	s := &a.Sites[0]
-	if Fingerprint(s) == LegacyFingerprint(s) {
-		t.Fatalf("site %s: new and legacy fingerprints agree (%s): nothing to test", s.ID, Fingerprint(s))
+	if classify.Fingerprint(s) == classify.LegacyFingerprint(s) {
+		t.Fatalf("site %s: new and legacy fingerprints agree (%s): nothing to test", s.ID, classify.Fingerprint(s))
 	}
-	for _, fp := range []string{Fingerprint(s), LegacyFingerprint(s), strings.ToUpper(LegacyFingerprint(s))} {
+	for _, fp := range []string{classify.Fingerprint(s), classify.LegacyFingerprint(s), strings.ToUpper(classify.LegacyFingerprint(s))} {
 		l := &AllowList{Entries: []AllowEntry{{Fingerprint: fp, Reason: "known"}}}
 		if got := l.Match(a); got[s.ID] != "known" {
 			t.Errorf("entry %s did not match site %s (%v)", fp, s.ID, got)

@@ -151,7 +151,7 @@ func (a *Analysis) htmlRow(s *classify.Site) htmlSiteRow {
 }
 
 func (a *Analysis) htmlDetail(ctx context.Context, s *classify.Site, tr TimelineReader) (htmlDetail, error) {
-	d := htmlDetail{Row: a.htmlRow(s), APIs: htmlText(strings.Join(s.APIs, " + ")), Fingerprint: Fingerprint(s),
+	d := htmlDetail{Row: a.htmlRow(s), APIs: htmlText(strings.Join(s.APIs, " + ")), Fingerprint: classify.Fingerprint(s),
 		NVTX: htmlText(nvtxText(s)), PythonFrames: htmlTexts(s.Location.Frames)}
 	for _, e := range s.Evidence {
 		d.Evidence = append(d.Evidence, htmlSpans(e))

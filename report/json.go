@@ -230,7 +230,7 @@ func (a *Analysis) documentHead() Document {
 	}
 	d.Totals.EstimateAbsentReason = textsafe.Bound(a.NoEstimate)
 	for _, s := range a.Ordered() {
-		sj := SiteJSON{ID: s.ID, Fingerprint: Fingerprint(s), LegacyFingerprint: LegacyFingerprint(s), APIs: bounded(s.APIs), Count: len(s.Syncs), BlockedNs: s.BlockedNs, Dependency: string(s.Dependency),
+		sj := SiteJSON{ID: s.ID, Fingerprint: classify.Fingerprint(s), LegacyFingerprint: classify.LegacyFingerprint(s), APIs: bounded(s.APIs), Count: len(s.Syncs), BlockedNs: s.BlockedNs, Dependency: string(s.Dependency),
 			Category: textsafe.Bound(s.Category), Confidence: s.Confidence, Evidence: nonNil(bounded(s.Evidence)), Fix: textsafe.Bound(s.Fix),
 			NVTX: nonNil(bounded(s.NVTX)), Location: LocationJSON{File: textsafe.Bound(s.Location.File), Line: s.Location.Line,
 				Function: textsafe.Bound(s.Location.Function), Frames: nonNil(bounded(s.Location.Frames)),

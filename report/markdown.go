@@ -106,7 +106,7 @@ func (a *Analysis) markdownSite(b *strings.Builder, s *classify.Site) {
 	} else {
 		fmt.Fprintf(b, "- **calls**: %s (no backtrace: grouped by API, stream and NVTX path)\n", mdText(s.Reason))
 	}
-	fmt.Fprintf(b, "- **fingerprint**: %s\n", Fingerprint(s))
+	fmt.Fprintf(b, "- **fingerprint**: %s\n", classify.Fingerprint(s))
 	fmt.Fprintf(b, "- **category**: %s", mdText(s.Category))
 	if s.Confidence > 0 {
 		fmt.Fprintf(b, " (confidence %.2f)", s.Confidence)

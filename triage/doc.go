@@ -18,7 +18,7 @@
 //     (the nsyssync/v1 contract) per trace.
 //   - A DB (embedded SQLite, schema versioned and migrated step by step)
 //     records runs, traces and their sites under a fingerprint that stays
-//     the same across nights as timings change (report.Fingerprint: the
+//     the same across nights as timings change (classify.Fingerprint: the
 //     APIs with the program's file and line, else the native call path,
 //     else the APIs, stream and NVTX path with digits folded — never a
 //     duration nor an absolute path). History and Top read a site's trend
