@@ -114,19 +114,3 @@ func TestCorpusProgramsShareNoFingerprint(t *testing.T) {
 	sort.Strings(n)
 	t.Logf("%d fingerprints over %d exports, all distinct", len(n), analysed)
 }
-
-// TestAllowListAcceptsLegacyFingerprints: an allow-list written with the
-// fingerprints of earlier reports still matches the same sites.
-func TestAllowListAcceptsLegacyFingerprints(t *testing.T) {
-	a := load(t, "syncs_lean.sqlite", "measured").analysis
-	s := &a.Sites[0]
-	if classify.Fingerprint(s) == classify.LegacyFingerprint(s) {
-		t.Fatalf("site %s: new and legacy fingerprints agree (%s): nothing to test", s.ID, classify.Fingerprint(s))
-	}
-	for _, fp := range []string{classify.Fingerprint(s), classify.LegacyFingerprint(s), strings.ToUpper(classify.LegacyFingerprint(s))} {
-		l := &AllowList{Entries: []AllowEntry{{Fingerprint: fp, Reason: "known"}}}
-		if got := l.Match(a); got[s.ID] != "known" {
-			t.Errorf("entry %s did not match site %s (%v)", fp, s.ID, got)
-		}
-	}
-}

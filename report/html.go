@@ -37,8 +37,9 @@ type HTMLOptions struct {
 	// Timelines reads the windows the pictures show (the open
 	// *trace.Export); nil: no pictures.
 	Timelines TimelineReader
-	// Gate, when set, adds the CI gate's decision to the summary.
-	Gate *GateResult
+	// GateLine, when set, adds the CI gate's decision (gate.Result's
+	// line) to the summary.
+	GateLine string
 }
 
 const defaultHTMLDetails = 5
@@ -113,8 +114,8 @@ func (a *Analysis) htmlPage(ctx context.Context, opt HTMLOptions) (*htmlPage, er
 		{"estimated savings", a.totalSavingsText()},
 		{"evidence", evidenceSummary(&t.Evidence, len(t.Syncs))},
 	}
-	if opt.Gate != nil {
-		p.Summary = append(p.Summary, [2]string{"CI gate", htmlText(opt.Gate.String())})
+	if opt.GateLine != "" {
+		p.Summary = append(p.Summary, [2]string{"CI gate", htmlText(opt.GateLine)})
 	}
 	sites := a.Ordered()
 	for i, s := range sites {

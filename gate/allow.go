@@ -1,4 +1,4 @@
-package report
+package gate
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/nsyssync/nsyssync/classify"
 	"github.com/nsyssync/nsyssync/internal/safefile"
+	"github.com/nsyssync/nsyssync/report"
 )
 
 // DefaultAllowListFile is the allow-list the command reads from the
@@ -93,7 +94,7 @@ func ParseAllowList(r io.Reader, name string) (*AllowList, error) {
 
 // Match returns the sites the allow-list accepts, by site ID, with the
 // reason of the first entry that names each.
-func (l *AllowList) Match(a *Analysis) map[string]string {
+func (l *AllowList) Match(a *report.Analysis) map[string]string {
 	out := map[string]string{}
 	if l == nil {
 		return out
@@ -110,7 +111,7 @@ func (l *AllowList) Match(a *Analysis) map[string]string {
 	return out
 }
 
-func (e *AllowEntry) matches(a *Analysis, s *classify.Site) bool {
+func (e *AllowEntry) matches(a *report.Analysis, s *classify.Site) bool {
 	switch {
 	case e.Fingerprint != "":
 		fp := strings.TrimSpace(e.Fingerprint)
@@ -130,7 +131,7 @@ func (e *AllowEntry) matches(a *Analysis, s *classify.Site) bool {
 
 // hasNativeFrame reports whether a native frame of any of the site's syncs
 // contains symbol.
-func hasNativeFrame(a *Analysis, s *classify.Site, symbol string) bool {
+func hasNativeFrame(a *report.Analysis, s *classify.Site, symbol string) bool {
 	for _, i := range s.Syncs {
 		if i < 0 || i >= len(a.Trace.Syncs) {
 			continue

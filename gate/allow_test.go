@@ -1,10 +1,11 @@
-package report
+package gate
 
 import (
 	"context"
 	"path/filepath"
 
 	"github.com/nsyssync/nsyssync/internal/fixturegz"
+	"github.com/nsyssync/nsyssync/report"
 	"github.com/nsyssync/nsyssync/trace"
 	"strings"
 	"testing"
@@ -87,7 +88,7 @@ func TestAllowListMatch(t *testing.T) {
 			}
 			for _, s := range tc.want {
 				if got[s.ID] != "because" {
-					t.Errorf("site %s (%s) not matched: %v", s.ID, Where(s), got)
+					t.Errorf("site %s (%s) not matched: %v", s.ID, report.Where(s), got)
 				}
 			}
 		})
@@ -160,7 +161,7 @@ func TestFingerprintKeepsLibrarySitesApart(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			a := New(tr)
+			a := report.New(tr)
 			seen := map[string]string{}
 			libs := 0
 			for i := range a.Sites {
@@ -179,5 +180,21 @@ func TestFingerprintKeepsLibrarySitesApart(t *testing.T) {
 				t.Errorf("%d sites made inside a library, want at least 2", libs)
 			}
 		})
+	}
+}
+
+// TestAllowListAcceptsLegacyFingerprints: an allow-list written with the
+// fingerprints of earlier reports still matches the same sites.
+func TestAllowListAcceptsLegacyFingerprints(t *testing.T) {
+	a := load(t, "syncs_lean.sqlite", "measured").analysis
+	s := &a.Sites[0]
+	if classify.Fingerprint(s) == classify.LegacyFingerprint(s) {
+		t.Fatalf("site %s: new and legacy fingerprints agree (%s): nothing to test", s.ID, classify.Fingerprint(s))
+	}
+	for _, fp := range []string{classify.Fingerprint(s), classify.LegacyFingerprint(s), strings.ToUpper(classify.LegacyFingerprint(s))} {
+		l := &AllowList{Entries: []AllowEntry{{Fingerprint: fp, Reason: "known"}}}
+		if got := l.Match(a); got[s.ID] != "known" {
+			t.Errorf("entry %s did not match site %s (%v)", fp, s.ID, got)
+		}
 	}
 }
