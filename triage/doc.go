@@ -14,7 +14,7 @@
 //     runs `nsys export` into a temporary directory.
 //   - A Summary folds the results into totals per trace, the sites that
 //     cost most across all traces and the sites seen in many traces; the
-//     results themselves can be written as JSON Lines, one report.Document
+//     results themselves can be written as JSON Lines, one contract.Document
 //     (the nsyssync/v1 contract) per trace.
 //   - A DB (embedded SQLite, schema versioned and migrated step by step)
 //     records runs, traces and their sites under a fingerprint that stays

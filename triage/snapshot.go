@@ -7,8 +7,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/nsyssync/nsyssync/contract"
 	"github.com/nsyssync/nsyssync/internal/format"
-	"github.com/nsyssync/nsyssync/report"
 )
 
 // SiteTotal is one site (one fingerprint) summed over the traces of a
@@ -69,7 +69,7 @@ func (s *Snapshot) AddResult(r Result) {
 }
 
 // AddDocument adds a trace's sites.
-func (s *Snapshot) AddDocument(d *report.Document) {
+func (s *Snapshot) AddDocument(d *contract.Document) {
 	s.Traces++
 	s.Syncs += d.Totals.Syncs
 	s.BlockedNs += d.Totals.BlockedNs
@@ -139,7 +139,7 @@ func (s *Snapshot) Widespread() []*SiteTotal {
 // depend on the machine: the program's file (its last two path elements)
 // and line with the function, else the innermost user native frame, else
 // the NVTX path.
-func Where(s *report.SiteJSON) string {
+func Where(s *contract.SiteJSON) string {
 	loc := s.Location
 	if loc.File != "" {
 		w := path.Join(format.PathTail(loc.File, 2)...) + ":" + strconv.FormatInt(loc.Line, 10)
