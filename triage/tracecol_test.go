@@ -89,3 +89,57 @@ func TestTraceColumn(t *testing.T) {
 		t.Errorf("history of a site does not name its trace %s:\n%s", base, hist.String())
 	}
 }
+
+// TestDiffTraceColumn: diff's changes say which traces each site is from
+// (JSON trace_paths, text TRACE): the new side's traces holding it, or
+// the old side's for a site that is gone.
+func TestDiffTraceColumn(t *testing.T) {
+	side := func(label string, files ...string) (*Snapshot, map[string][]string) {
+		var inputs []Input
+		for _, f := range files {
+			inputs = append(inputs, Input{Path: filepath.Join(fixturesDir, f)})
+		}
+		s, holds := NewSnapshot(label), map[string][]string{}
+		for _, r := range collect(t, inputs, Options{Analysis: noEstimate, Jobs: 1}) {
+			if r.Err != nil {
+				t.Fatal(r.Err)
+			}
+			s.AddResult(r)
+			for _, site := range r.Doc.Sites {
+				if !slices.Contains(holds[site.Fingerprint], r.Path) {
+					holds[site.Fingerprint] = append(holds[site.Fingerprint], r.Path)
+				}
+			}
+		}
+		return s, holds
+	}
+	old, oldHolds := side("old", "syncs_lean.sqlite", "syncs_autograd.sqlite")
+	cur, curHolds := side("new", "syncs_lean.sqlite", "multiproc_lean.sqlite")
+	d := Compare(old, cur, 0)
+	if d.Count(StatusGone) == 0 || d.Count(StatusNew) == 0 {
+		t.Fatalf("no gone or no new site (%d changes): the test does not see both sides", len(d.Changes))
+	}
+	for _, c := range d.Changes {
+		want := curHolds[c.Fingerprint]
+		if c.Status == StatusGone {
+			want = oldHolds[c.Fingerprint]
+		}
+		if !slices.Equal(c.TracePaths, want) || c.Traces != len(want) {
+			t.Errorf("%s site %s: trace_paths %q (%d traces), want %q", c.Status, c.Fingerprint, c.TracePaths, c.Traces, want)
+		}
+	}
+	var js, text bytes.Buffer
+	if err := d.WriteJSON(&js); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.WriteText(&text, true); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(js.String(), `"trace_paths": [`) {
+		t.Errorf("diff JSON has no trace_paths:\n%s", js.String())
+	}
+	if !strings.Contains(text.String(), " TRACE ") || !strings.Contains(text.String(), "syncs_autograd.sqlite") ||
+		!strings.Contains(text.String(), "multiproc_lean.sqlite") {
+		t.Errorf("diff text has no trace column:\n%s", text.String())
+	}
+}
