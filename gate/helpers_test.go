@@ -1,12 +1,11 @@
 package gate
 
 import (
-	"context"
 	"path/filepath"
 	"testing"
 
+	"github.com/nsyssync/nsyssync/internal/testexport"
 	"github.com/nsyssync/nsyssync/report"
-	"github.com/nsyssync/nsyssync/trace"
 )
 
 // fixtureDir holds the real exports.
@@ -19,17 +18,7 @@ type loaded struct{ analysis *report.Analysis }
 // classified but not estimated.
 func load(t *testing.T, name, nvtx string) loaded {
 	t.Helper()
-	ctx := context.Background()
-	path := filepath.Join(fixtureDir, name)
-	x, err := trace.Open(ctx, path)
-	if err != nil {
-		t.Fatalf("open %s: %v", path, err)
-	}
-	t.Cleanup(func() { x.Close() })
-	tr, err := x.Load(ctx, trace.LoadOptions{NVTX: nvtx})
-	if err != nil {
-		t.Fatalf("load %s: %v", path, err)
-	}
+	_, tr := testexport.Load(t, filepath.Join(fixtureDir, name), nvtx)
 	return loaded{analysis: report.New(tr)}
 }
 

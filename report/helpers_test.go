@@ -1,10 +1,10 @@
 package report
 
 import (
-	"context"
 	"path/filepath"
 	"testing"
 
+	"github.com/nsyssync/nsyssync/internal/testexport"
 	"github.com/nsyssync/nsyssync/trace"
 )
 
@@ -27,17 +27,7 @@ type loaded struct {
 // renames it "fixtures/NAME" so that outputs hold no path of this machine.
 func load(t *testing.T, name, nvtx string) loaded {
 	t.Helper()
-	ctx := context.Background()
-	path := filepath.Join(fixtureDir, name)
-	x, err := trace.Open(ctx, path)
-	if err != nil {
-		t.Fatalf("open %s: %v", path, err)
-	}
-	t.Cleanup(func() { x.Close() })
-	tr, err := x.Load(ctx, trace.LoadOptions{NVTX: nvtx})
-	if err != nil {
-		t.Fatalf("load %s: %v", path, err)
-	}
+	x, tr := testexport.Load(t, filepath.Join(fixtureDir, name), nvtx)
 	tr.Path = "fixtures/" + name
 	return loaded{export: x, analysis: New(tr), timelines: x}
 }

@@ -14,23 +14,10 @@ import (
 // whose document holds the site's fingerprint, and every such input is
 // listed.
 func TestTraceColumn(t *testing.T) {
-	var inputs []Input
-	for _, f := range []string{"syncs_lean.sqlite", "syncs_autograd.sqlite", "multiproc_lean.sqlite"} {
-		inputs = append(inputs, Input{Path: filepath.Join(fixturesDir, f)})
-	}
-	results := collect(t, inputs, Options{Analysis: noEstimate, Jobs: 2})
+	results, holds := fixtureResults(t, 2, "syncs_lean.sqlite", "syncs_autograd.sqlite", "multiproc_lean.sqlite")
 	sum := NewSummary()
-	holds := map[string][]string{} // fingerprint → inputs holding it
 	for _, r := range results {
-		if r.Err != nil {
-			t.Fatal(r.Err)
-		}
 		sum.Add(r)
-		for _, s := range r.Doc.Sites {
-			if !slices.Contains(holds[s.Fingerprint], r.Path) {
-				holds[s.Fingerprint] = append(holds[s.Fingerprint], r.Path)
-			}
-		}
 	}
 	rep := sum.Report(0)
 	multi := 0
@@ -95,21 +82,10 @@ func TestTraceColumn(t *testing.T) {
 // the old side's for a site that is gone.
 func TestDiffTraceColumn(t *testing.T) {
 	side := func(label string, files ...string) (*Snapshot, map[string][]string) {
-		var inputs []Input
-		for _, f := range files {
-			inputs = append(inputs, Input{Path: filepath.Join(fixturesDir, f)})
-		}
-		s, holds := NewSnapshot(label), map[string][]string{}
-		for _, r := range collect(t, inputs, Options{Analysis: noEstimate, Jobs: 1}) {
-			if r.Err != nil {
-				t.Fatal(r.Err)
-			}
+		results, holds := fixtureResults(t, 1, files...)
+		s := NewSnapshot(label)
+		for _, r := range results {
 			s.AddResult(r)
-			for _, site := range r.Doc.Sites {
-				if !slices.Contains(holds[site.Fingerprint], r.Path) {
-					holds[site.Fingerprint] = append(holds[site.Fingerprint], r.Path)
-				}
-			}
 		}
 		return s, holds
 	}
@@ -142,4 +118,28 @@ func TestDiffTraceColumn(t *testing.T) {
 		!strings.Contains(text.String(), "multiproc_lean.sqlite") {
 		t.Errorf("diff text has no trace column:\n%s", text.String())
 	}
+}
+
+// fixtureResults analyses fixtures (without estimates) and returns their
+// results, and for each fingerprint the inputs whose documents hold it, in
+// input order.
+func fixtureResults(t *testing.T, jobs int, files ...string) ([]Result, map[string][]string) {
+	t.Helper()
+	var inputs []Input
+	for _, f := range files {
+		inputs = append(inputs, Input{Path: filepath.Join(fixturesDir, f)})
+	}
+	results := collect(t, inputs, Options{Analysis: noEstimate, Jobs: jobs})
+	holds := map[string][]string{}
+	for _, r := range results {
+		if r.Err != nil {
+			t.Fatal(r.Err)
+		}
+		for _, s := range r.Doc.Sites {
+			if !slices.Contains(holds[s.Fingerprint], r.Path) {
+				holds[s.Fingerprint] = append(holds[s.Fingerprint], r.Path)
+			}
+		}
+	}
+	return results, holds
 }
