@@ -7,8 +7,8 @@
 // analyze, batch and diff (through package triage), replay and doctor all
 // analyse an export through Analyze, so that the same export with the same
 // Options gives the same sites, verdicts and savings whichever command
-// reads it. Rendering, the CI gate and the allow-list stay with package
-// report and the commands.
+// reads it. Rendering stays with package report, the CI gate and the
+// allow-list with package gate and the commands.
 package analysis
 
 import (

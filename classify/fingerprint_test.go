@@ -43,3 +43,17 @@ func TestProgramName(t *testing.T) {
 		})
 	}
 }
+
+// TestFingerprintFallsBackToLegacy: a site made without an identity (by
+// hand, or by an older classifier) is named by its legacy fingerprint.
+func TestFingerprintFallsBackToLegacy(t *testing.T) {
+	s := &Site{Key: "cudaStreamSynchronize|stream 7", APIs: []string{"cudaStreamSynchronize"}}
+	legacy := LegacyFingerprint(s)
+	if len(legacy) != 12 || Fingerprint(s) != legacy {
+		t.Errorf("Fingerprint = %q, legacy %q", Fingerprint(s), legacy)
+	}
+	s.Fingerprint = "0123456789ab"
+	if Fingerprint(s) != s.Fingerprint {
+		t.Errorf("Fingerprint = %q, want the site's own", Fingerprint(s))
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nsyssync/nsyssync/internal/testexport"
 	"github.com/nsyssync/nsyssync/trace"
 )
 
@@ -154,14 +155,6 @@ func TestCorpusVerdicts(t *testing.T) {
 
 func load(t *testing.T, path string) *trace.Trace {
 	t.Helper()
-	x, err := trace.Open(context.Background(), path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer x.Close()
-	tr, err := x.Load(context.Background(), trace.LoadOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, tr := testexport.Load(t, path, "")
 	return tr
 }

@@ -3,13 +3,14 @@
 //   - the terminal report (lipgloss; colour only on a terminal),
 //   - GitHub-flavoured Markdown, ready to paste into a ticket or
 //     $GITHUB_STEP_SUMMARY,
-//   - the versioned JSON contract (nsyssync/v1) that CI scripts read,
+//   - the versioned JSON contract (nsyssync/v1, package contract) that CI
+//     scripts read, filled from the analysis and streamed,
 //   - a self-contained HTML page with a timeline picture of each top site,
 //   - a Chrome-trace JSON of the region for ui.perfetto.dev.
 //
-// It also holds what the command line decides from a report: the CI gate
-// on removable savings with its allow-list (.nsyssync.yaml), and the
-// doctor's diagnosis of what an export contains.
+// It also holds the doctor's diagnosis of what an export contains. The CI
+// gate and the allow-list are package gate; a site's fingerprint is
+// package classify's.
 //
 // Every renderer reads an *Analysis and nothing else, and every output is
 // deterministic: the same export gives the same bytes.

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/nsyssync/nsyssync/contract"
 	"github.com/nsyssync/nsyssync/program"
 	"github.com/nsyssync/nsyssync/trace"
 )
@@ -36,7 +37,7 @@ type Diagnosis struct {
 	ReexportOnly bool   `json:"reexport_only"`
 	// Program is the profiled program (absent when the export could not
 	// be read); the advice is phrased for it.
-	Program *ProgramJSON `json:"program,omitempty"`
+	Program *contract.ProgramJSON `json:"program,omitempty"`
 	capture capture
 }
 

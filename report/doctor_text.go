@@ -8,6 +8,7 @@ import (
 
 	"github.com/charmbracelet/lipgloss"
 
+	"github.com/nsyssync/nsyssync/internal/format"
 	"github.com/nsyssync/nsyssync/internal/textsafe"
 )
 
@@ -67,7 +68,7 @@ func (d *Diagnosis) WriteText(w io.Writer, opt TextOptions) error {
 				if i >= maxDoctorRanges {
 					break
 				}
-				rows = append(rows, []string{termText(r.Name), termText(r.Domain), itoa(r.Occurrences), Duration(r.TotalNs), itoa(r.Syncs)})
+				rows = append(rows, []string{termText(r.Name), termText(r.Domain), itoa(r.Occurrences), format.Duration(r.TotalNs), itoa(r.Syncs)})
 			}
 			renderTable(&b, st, []column{{header: "NAME", flex: true}, {header: "DOMAIN"}, {header: "OCCURRENCES"}, {header: "TIME"}, {header: "SYNCS"}}, rows, opt.Width)
 			if len(d.Ranges) > maxDoctorRanges {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/nsyssync/nsyssync/classify"
 	"github.com/nsyssync/nsyssync/estimate"
+	"github.com/nsyssync/nsyssync/internal/format"
 	"github.com/nsyssync/nsyssync/trace"
 )
 
@@ -91,7 +92,7 @@ func (a *Analysis) savingsText(s *classify.Site) string {
 	if !ok {
 		return "-"
 	}
-	text := Duration(e.SavingsNs) + " (" + percent(e.SavingsNs, a.Trace.Region.Duration) + ")"
+	text := format.Duration(e.SavingsNs) + " (" + format.Percent(e.SavingsNs, a.Trace.Region.Duration) + ")"
 	if e.Sampled {
 		text += " sampled"
 	}
@@ -107,8 +108,8 @@ func (a *Analysis) totalSavingsText() string {
 		return "not estimated"
 	}
 	d := a.Trace.Region.Duration
-	text := Duration(a.Estimates.FalseDependencyNs) + " (" + percent(a.Estimates.FalseDependencyNs, d) +
-		") removable (false dependencies); " + Duration(a.Estimates.TotalNs) + " (" + percent(a.Estimates.TotalNs, d) + ") overall"
+	text := format.Duration(a.Estimates.FalseDependencyNs) + " (" + format.Percent(a.Estimates.FalseDependencyNs, d) +
+		") removable (false dependencies); " + format.Duration(a.Estimates.TotalNs) + " (" + format.Percent(a.Estimates.TotalNs, d) + ") overall"
 	if a.Estimates.Sampled {
 		text += "; sampled"
 	}

@@ -7,6 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nsyssync/nsyssync/classify"
+	"github.com/nsyssync/nsyssync/internal/fixturegz"
+	"github.com/nsyssync/nsyssync/internal/testexport"
 	"github.com/nsyssync/nsyssync/trace"
 )
 
@@ -15,7 +18,15 @@ import (
 // added, which move its lines and split its frame-less sites).
 func loadReprofile(t *testing.T, name string) *Analysis {
 	t.Helper()
-	return loadGz(t, filepath.Join("reprofile", name+".sqlite.gz"))
+	return loadGz(t, filepath.Join(fixtureDir, "reprofile", name+".sqlite.gz"))
+}
+
+// loadGz analyses a gzipped export, unpacked into the test's temporary
+// directory.
+func loadGz(t *testing.T, gz string) *Analysis {
+	t.Helper()
+	_, tr := testexport.Load(t, fixturegz.Gunzip(t, gz, t.TempDir()), "")
+	return New(tr)
 }
 
 // TestFingerprintsSurviveReprofile: profiled again with NVTX ranges added
@@ -36,17 +47,17 @@ func TestFingerprintsSurviveReprofile(t *testing.T) {
 			plain, nvtx := loadReprofile(t, "plain."+tc.mode), loadReprofile(t, "nvtx."+tc.mode)
 			after, afterLegacy := map[string]bool{}, map[string]bool{}
 			for i := range nvtx.Sites {
-				after[Fingerprint(&nvtx.Sites[i])] = true
-				afterLegacy[LegacyFingerprint(&nvtx.Sites[i])] = true
+				after[classify.Fingerprint(&nvtx.Sites[i])] = true
+				afterLegacy[classify.LegacyFingerprint(&nvtx.Sites[i])] = true
 			}
 			lost := 0
 			for i := range plain.Sites {
 				s := &plain.Sites[i]
-				if !after[Fingerprint(s)] {
+				if !after[classify.Fingerprint(s)] {
 					t.Errorf("site %s (%s, %s:%d) lost its fingerprint %s", s.ID, strings.Join(s.APIs, "+"),
-						filepath.Base(s.Location.File), s.Location.Line, Fingerprint(s))
+						filepath.Base(s.Location.File), s.Location.Line, classify.Fingerprint(s))
 				}
-				if !afterLegacy[LegacyFingerprint(s)] {
+				if !afterLegacy[classify.LegacyFingerprint(s)] {
 					lost++
 				}
 			}
@@ -85,7 +96,7 @@ func TestCorpusProgramsShareNoFingerprint(t *testing.T) {
 		a := New(tr)
 		name := filepath.Base(p)
 		for i := range a.Sites {
-			f := Fingerprint(&a.Sites[i])
+			f := classify.Fingerprint(&a.Sites[i])
 			if other, ok := owner[f]; ok {
 				t.Errorf("fingerprint %s in %s and %s", f, other, name)
 			}
@@ -103,18 +114,72 @@ func TestCorpusProgramsShareNoFingerprint(t *testing.T) {
 	t.Logf("%d fingerprints over %d exports, all distinct", len(n), analysed)
 }
 
-// TestAllowListAcceptsLegacyFingerprints: an allow-list written with the
-// fingerprints of earlier reports still matches the same sites.
-func TestAllowListAcceptsLegacyFingerprints(t *testing.T) {
-	a := load(t, "syncs_lean.sqlite", "measured").analysis
-	s := &a.Sites[0]
-	if Fingerprint(s) == LegacyFingerprint(s) {
-		t.Fatalf("site %s: new and legacy fingerprints agree (%s): nothing to test", s.ID, Fingerprint(s))
-	}
-	for _, fp := range []string{Fingerprint(s), LegacyFingerprint(s), strings.ToUpper(LegacyFingerprint(s))} {
-		l := &AllowList{Entries: []AllowEntry{{Fingerprint: fp, Reason: "known"}}}
-		if got := l.Match(a); got[s.ID] != "known" {
-			t.Errorf("entry %s did not match site %s (%v)", fp, s.ID, got)
+// TestFingerprintStable: an export's fingerprints are unique, 12 hex
+// digits, and the same on every load.
+func TestFingerprintStable(t *testing.T) {
+	lean := load(t, "syncs_lean.sqlite", "measured").analysis
+	again := load(t, "syncs_lean.sqlite", "measured").analysis
+	seen := map[string]bool{}
+	for i := range lean.Sites {
+		f := classify.Fingerprint(&lean.Sites[i])
+		if len(f) != 12 || seen[f] {
+			t.Errorf("site %s: fingerprint %q not 12 hex digits or not unique", lean.Sites[i].ID, f)
 		}
+		seen[f] = true
+		if g := classify.Fingerprint(&again.Sites[i]); g != f {
+			t.Errorf("site %s: fingerprint %s, then %s", lean.Sites[i].ID, f, g)
+		}
+	}
+}
+
+// TestFingerprintIgnoresCheckout: for the legacy fingerprint (still
+// accepted by allow-lists), the same program line in another checkout
+// directory keeps it; another line does not.
+func TestFingerprintIgnoresCheckout(t *testing.T) {
+	a := load(t, "syncs_backtrace.sqlite", "").analysis
+	s := a.Sites[siteWith(t, a, "log_loss")]
+	moved := s
+	moved.Location.File = strings.Replace(s.Location.File, "/work/main/", "/home/runner/work/nsyssync/", 1)
+	moved.Key = strings.Replace(s.Key, "/work/main/", "/home/runner/work/nsyssync/", 1)
+	if moved.Location.File == s.Location.File {
+		t.Fatalf("fixture path %q not under /work/main", s.Location.File)
+	}
+	if classify.LegacyFingerprint(&moved) != classify.LegacyFingerprint(&s) {
+		t.Errorf("fingerprint changed with the checkout directory")
+	}
+	other := s
+	other.Location.Line++
+	if classify.LegacyFingerprint(&other) == classify.LegacyFingerprint(&s) {
+		t.Errorf("another line, same fingerprint")
+	}
+}
+
+// TestFingerprintKeepsLibrarySitesApart: one program line that calls into a
+// library may hold several sites — one per library function that made
+// the syncs (transformers' generate(), Lightning's fit()); each keeps a
+// fingerprint of its own, and a site no library made keeps the
+// fingerprint of its file, line and calls alone.
+func TestFingerprintKeepsLibrarySitesApart(t *testing.T) {
+	for _, name := range []string{"lib_hf_generate.backtrace", "lib_lightning_pbar.backtrace", "ho2_lib_lightning_csvlogger.backtrace"} {
+		t.Run(name, func(t *testing.T) {
+			a := loadGz(t, filepath.Join(fixtureDir, "labelled", name+".sqlite.gz"))
+			seen := map[string]string{}
+			libs := 0
+			for i := range a.Sites {
+				s := &a.Sites[i]
+				if s.Location.Library != "" {
+					libs++
+				}
+				f := classify.Fingerprint(s)
+				if other, dup := seen[f]; dup {
+					t.Errorf("sites %s and %s share fingerprint %s (%s:%d, library %q)", other, s.ID, f,
+						filepath.Base(s.Location.File), s.Location.Line, s.Location.Library)
+				}
+				seen[f] = s.ID
+			}
+			if libs < 2 {
+				t.Errorf("%d sites made inside a library, want at least 2", libs)
+			}
+		})
 	}
 }

@@ -1,11 +1,10 @@
 package report
 
 import (
-	"context"
 	"path/filepath"
 	"testing"
 
-	"github.com/nsyssync/nsyssync/internal/fixturegz"
+	"github.com/nsyssync/nsyssync/internal/testexport"
 	"github.com/nsyssync/nsyssync/trace"
 )
 
@@ -28,17 +27,7 @@ type loaded struct {
 // renames it "fixtures/NAME" so that outputs hold no path of this machine.
 func load(t *testing.T, name, nvtx string) loaded {
 	t.Helper()
-	ctx := context.Background()
-	path := filepath.Join(fixtureDir, name)
-	x, err := trace.Open(ctx, path)
-	if err != nil {
-		t.Fatalf("open %s: %v", path, err)
-	}
-	t.Cleanup(func() { x.Close() })
-	tr, err := x.Load(ctx, trace.LoadOptions{NVTX: nvtx})
-	if err != nil {
-		t.Fatalf("load %s: %v", path, err)
-	}
+	x, tr := testexport.Load(t, filepath.Join(fixtureDir, name), nvtx)
 	tr.Path = "fixtures/" + name
 	return loaded{export: x, analysis: New(tr), timelines: x}
 }
@@ -53,21 +42,4 @@ func siteWith(t *testing.T, a *Analysis, fn string) int {
 	}
 	t.Fatalf("no site in %s with function %q", a.Trace.Path, fn)
 	return -1
-}
-
-// loadGz gunzips a committed export (a .sqlite.gz under fixtures/) into a
-// temporary directory and analyses the whole trace.
-func loadGz(t *testing.T, rel string) *Analysis {
-	t.Helper()
-	path := fixturegz.Gunzip(t, filepath.Join(fixtureDir, rel), t.TempDir())
-	x, err := trace.Open(context.Background(), path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer x.Close()
-	tr, err := x.Load(context.Background(), trace.LoadOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return New(tr)
 }

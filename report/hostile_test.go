@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/nsyssync/nsyssync/contract"
 )
 
 // rawControls are what no text-like output may carry from the trace: ESC,
@@ -135,7 +137,7 @@ func TestHostileJSONKeepsText(t *testing.T) {
 			t.Errorf("raw %q in the JSON", c)
 		}
 	}
-	var doc Document
+	var doc contract.Document
 	if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
 		t.Fatalf("invalid JSON: %v", err)
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/nsyssync/nsyssync/classify"
+	"github.com/nsyssync/nsyssync/internal/format"
 	"github.com/nsyssync/nsyssync/internal/textsafe"
 	"github.com/nsyssync/nsyssync/internal/words"
 	"github.com/nsyssync/nsyssync/trace"
@@ -36,8 +37,9 @@ type HTMLOptions struct {
 	// Timelines reads the windows the pictures show (the open
 	// *trace.Export); nil: no pictures.
 	Timelines TimelineReader
-	// Gate, when set, adds the CI gate's decision to the summary.
-	Gate *GateResult
+	// GateLine, when set, adds the CI gate's decision (gate.Result's
+	// line) to the summary.
+	GateLine string
 }
 
 const defaultHTMLDetails = 5
@@ -107,13 +109,13 @@ func (a *Analysis) htmlPage(ctx context.Context, opt HTMLOptions) (*htmlPage, er
 		{"export", htmlText(t.Schema.Version())},
 		{"GPU", htmlText(a.GPUName())},
 		{"program", htmlText(a.programText())},
-		{"region", htmlText(a.RegionName()) + ", " + Duration(t.Region.Duration)},
-		{"host syncs", fmt.Sprintf("%d at %s; host blocked %s (%s of the region)", len(t.Syncs), plural(len(a.Sites), "site", "sites"), Duration(blocked), percent(blocked, t.Region.Duration))},
+		{"region", htmlText(a.RegionName()) + ", " + format.Duration(t.Region.Duration)},
+		{"host syncs", fmt.Sprintf("%d at %s; host blocked %s (%s of the region)", len(t.Syncs), plural(len(a.Sites), "site", "sites"), format.Duration(blocked), format.Percent(blocked, t.Region.Duration))},
 		{"estimated savings", a.totalSavingsText()},
 		{"evidence", evidenceSummary(&t.Evidence, len(t.Syncs))},
 	}
-	if opt.Gate != nil {
-		p.Summary = append(p.Summary, [2]string{"CI gate", htmlText(opt.Gate.String())})
+	if opt.GateLine != "" {
+		p.Summary = append(p.Summary, [2]string{"CI gate", htmlText(opt.GateLine)})
 	}
 	sites := a.Ordered()
 	for i, s := range sites {
@@ -145,12 +147,12 @@ func (a *Analysis) htmlPage(ctx context.Context, opt HTMLOptions) (*htmlPage, er
 
 func (a *Analysis) htmlRow(s *classify.Site) htmlSiteRow {
 	return htmlSiteRow{ID: s.ID, Dependency: string(s.Dependency), DependencyText: dependencyText(s), Category: htmlText(s.Category), Count: len(s.Syncs),
-		Blocked: Duration(s.BlockedNs), Mean: Duration(meanNs(s)), Savings: a.savingsText(s), Location: htmlText(siteLabel(s)),
+		Blocked: format.Duration(s.BlockedNs), Mean: format.Duration(meanNs(s)), Savings: a.savingsText(s), Location: htmlText(siteLabel(s)),
 		Allowed: htmlText(a.Allowed[s.ID])}
 }
 
 func (a *Analysis) htmlDetail(ctx context.Context, s *classify.Site, tr TimelineReader) (htmlDetail, error) {
-	d := htmlDetail{Row: a.htmlRow(s), APIs: htmlText(strings.Join(s.APIs, " + ")), Fingerprint: Fingerprint(s),
+	d := htmlDetail{Row: a.htmlRow(s), APIs: htmlText(strings.Join(s.APIs, " + ")), Fingerprint: classify.Fingerprint(s),
 		NVTX: htmlText(nvtxText(s)), PythonFrames: htmlTexts(s.Location.Frames)}
 	for _, e := range s.Evidence {
 		d.Evidence = append(d.Evidence, htmlSpans(e))

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/nsyssync/nsyssync/classify"
+	"github.com/nsyssync/nsyssync/internal/format"
 	"github.com/nsyssync/nsyssync/internal/textsafe"
 )
 
@@ -16,8 +17,9 @@ type MarkdownOptions struct {
 	// Details is how many of the top sites get a collapsible section with
 	// their evidence, fix and stacks; 0 means 5.
 	Details int
-	// Gate, when set, adds the CI gate's decision to the summary.
-	Gate *GateResult
+	// GateLine, when set, adds the CI gate's decision (gate.Result's
+	// line) to the summary.
+	GateLine string
 }
 
 const defaultMarkdownDetails = 5
@@ -37,14 +39,14 @@ func (a *Analysis) WriteMarkdown(w io.Writer, opt MarkdownOptions) error {
 		row("GPU", mdText(g))
 	}
 	row("program", mdText(a.programText()))
-	row("region", mdText(a.RegionName())+", "+Duration(t.Region.Duration))
+	row("region", mdText(a.RegionName())+", "+format.Duration(t.Region.Duration))
 	blocked := t.BlockedNs()
 	row("host syncs", fmt.Sprintf("%d at %s; host blocked %s (%s of the region)",
-		len(t.Syncs), plural(len(a.Sites), "site", "sites"), Duration(blocked), percent(blocked, t.Region.Duration)))
+		len(t.Syncs), plural(len(a.Sites), "site", "sites"), format.Duration(blocked), format.Percent(blocked, t.Region.Duration)))
 	row("estimated savings", mdText(a.totalSavingsText()))
 	row("evidence", mdText(evidenceSummary(&t.Evidence, len(t.Syncs))))
-	if g := opt.Gate; g != nil {
-		row("CI gate", mdText(g.String()))
+	if g := opt.GateLine; g != "" {
+		row("CI gate", mdText(g))
 	}
 	for _, warn := range t.Warnings {
 		fmt.Fprintf(&b, "\n> [!WARNING]\n> %s\n", mdText(warn))
@@ -71,7 +73,7 @@ func (a *Analysis) WriteMarkdown(w io.Writer, opt MarkdownOptions) error {
 			loc += " (allowed: " + mdText(reason) + ")"
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %d | %s | %s | %s | %s |\n", s.ID, dep, mdText(s.Category), len(s.Syncs),
-			Duration(s.BlockedNs), Duration(meanNs(s)), a.savingsText(s), loc)
+			format.Duration(s.BlockedNs), format.Duration(meanNs(s)), a.savingsText(s), loc)
 	}
 	if opt.Top > 0 && len(sites) > opt.Top {
 		fmt.Fprintf(&b, "\n%s not shown.\n", plural(len(sites)-opt.Top, "more site", "more sites"))
@@ -98,14 +100,14 @@ func (a *Analysis) WriteMarkdown(w io.Writer, opt MarkdownOptions) error {
 func (a *Analysis) markdownSite(b *strings.Builder, s *classify.Site) {
 	// The summary line is HTML: escape it as HTML, not as Markdown.
 	fmt.Fprintf(b, "\n<details><summary><b>%s</b> · %s ×%d · blocked %s · dependency %s · %s</summary>\n\n",
-		s.ID, mdHTML(strings.Join(s.APIs, "+")), len(s.Syncs), Duration(s.BlockedNs),
+		s.ID, mdHTML(strings.Join(s.APIs, "+")), len(s.Syncs), format.Duration(s.BlockedNs),
 		mdHTML(dependencyText(s)), mdHTML(siteLabel(s)))
 	if s.Location.File != "" || s.Location.Function != "" {
 		fmt.Fprintf(b, "- **location**: %s\n", mdText(Where(s)))
 	} else {
 		fmt.Fprintf(b, "- **calls**: %s (no backtrace: grouped by API, stream and NVTX path)\n", mdText(s.Reason))
 	}
-	fmt.Fprintf(b, "- **fingerprint**: %s\n", Fingerprint(s))
+	fmt.Fprintf(b, "- **fingerprint**: %s\n", classify.Fingerprint(s))
 	fmt.Fprintf(b, "- **category**: %s", mdText(s.Category))
 	if s.Confidence > 0 {
 		fmt.Fprintf(b, " (confidence %.2f)", s.Confidence)

@@ -2,11 +2,11 @@ package report
 
 import (
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/nsyssync/nsyssync/classify"
+	"github.com/nsyssync/nsyssync/internal/format"
 	"github.com/nsyssync/nsyssync/internal/textsafe"
 	"github.com/nsyssync/nsyssync/trace"
 )
@@ -36,36 +36,9 @@ func DirectionName(c *trace.Copy) string {
 // MemName names a memory kind.
 func MemName(k trace.MemKind) string { return k.String() }
 
-// Duration formats nanoseconds for people: 812ns, 14.2µs, 3.41ms, 2.07s.
-func Duration(ns int64) string { return string(appendDuration(nil, ns)) }
-
-// appendDuration appends Duration(ns).
-func appendDuration(b []byte, ns int64) []byte {
-	switch {
-	case ns < 0:
-		return append(b, '-')
-	case ns < 1_000:
-		return append(strconv.AppendInt(b, ns, 10), "ns"...)
-	case ns < 1_000_000:
-		return append(strconv.AppendFloat(b, float64(ns)/1e3, 'f', 1, 64), "µs"...)
-	case ns < 1_000_000_000:
-		return append(strconv.AppendFloat(b, float64(ns)/1e6, 'f', 2, 64), "ms"...)
-	}
-	return append(strconv.AppendFloat(b, float64(ns)/1e9, 'f', 2, 64), 's')
-}
-
 func itoa(n int) string { return strconv.Itoa(n) }
 
 func quote(s string) string { return strconv.Quote(s) }
-
-// percent formats part as a percentage of whole, "-" when whole is not
-// positive.
-func percent(part, whole int64) string {
-	if whole <= 0 {
-		return "-"
-	}
-	return fmt.Sprintf("%.1f%%", 100*float64(part)/float64(whole))
-}
 
 // shortPath keeps the end of a path that says the most: the part after
 // site-packages, else the last two elements; at most MaxDisplay
@@ -76,30 +49,10 @@ func shortPath(p string) string {
 		return textsafe.Shorten(p[i+len("/site-packages/"):], textsafe.MaxDisplay)
 	}
 	if strings.Count(p, "/") >= 3 {
-		tail := PathTail(p, 2)
+		tail := format.PathTail(p, 2)
 		return ".../" + textsafe.Shorten(p[len(p)-len(tail[0])-len(tail[1])-1:], textsafe.MaxDisplay)
 	}
 	return textsafe.Shorten(p, textsafe.MaxDisplay)
-}
-
-// PathTail returns the last n elements of a slash-separated path (all of
-// them when it has fewer), as strings.Split(p, "/") gives them, looking
-// only at the end of the path: a path of millions of elements costs what
-// its last n do.
-func PathTail(p string, n int) []string {
-	tail := make([]string, 0, n)
-	end := len(p)
-	for len(tail) < n {
-		i := strings.LastIndexByte(p[:end], '/')
-		if i < 0 {
-			tail = append(tail, p[:end])
-			break
-		}
-		tail = append(tail, p[i+1:end])
-		end = i
-	}
-	slices.Reverse(tail)
-	return tail
 }
 
 // Where names a site's location in one short line, of bounded length.
@@ -214,7 +167,7 @@ func appendWaited(b []byte, s *trace.Sync) []byte {
 	} else {
 		b = append(b, " ops, "...)
 	}
-	return appendDuration(b, s.Waited.BusyNs)
+	return format.AppendDuration(b, s.Waited.BusyNs)
 }
 
 func idleAfter(s *trace.Sync) string { return string(appendIdleAfter(nil, s)) }
@@ -227,7 +180,7 @@ func appendIdleAfter(b []byte, s *trace.Sync) []byte {
 	case s.Gap.IdleAfterNs < 0:
 		return append(b, "end"...)
 	}
-	return appendDuration(b, s.Gap.IdleAfterNs)
+	return format.AppendDuration(b, s.Gap.IdleAfterNs)
 }
 
 // meanNs is a site's mean blocked time per sync.

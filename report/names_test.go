@@ -4,29 +4,15 @@ import (
 	"bufio"
 	"fmt"
 	"io"
-	"math"
-	"slices"
 	"strings"
 	"testing"
 
+	"github.com/nsyssync/nsyssync/internal/format"
 	"github.com/nsyssync/nsyssync/trace"
 )
 
-// refDuration, refWhat and refWaited are the fmt forms the appenders
+// refWhat and refWaited are the fmt forms the appenders
 // replace.
-func refDuration(ns int64) string {
-	switch {
-	case ns < 0:
-		return "-"
-	case ns < 1_000:
-		return fmt.Sprintf("%dns", ns)
-	case ns < 1_000_000:
-		return fmt.Sprintf("%.1fµs", float64(ns)/1e3)
-	case ns < 1_000_000_000:
-		return fmt.Sprintf("%.2fms", float64(ns)/1e6)
-	}
-	return fmt.Sprintf("%.2fs", float64(ns)/1e9)
-}
 
 func refWhat(s *trace.Sync) string {
 	parts := []string{strings.Join(s.APIs(), "+")}
@@ -49,22 +35,9 @@ func refWaited(s *trace.Sync) string {
 		return "nothing"
 	}
 	if s.Waited.Ops == 1 {
-		return "1 op, " + refDuration(s.Waited.BusyNs)
+		return "1 op, " + format.Duration(s.Waited.BusyNs)
 	}
-	return fmt.Sprintf("%d ops, %s", s.Waited.Ops, refDuration(s.Waited.BusyNs))
-}
-
-func TestDurationMatchesFmt(t *testing.T) {
-	values := []int64{-5, 0, 1, 999, 1000, 1049, 1050, 1051, 99_949, 99_950, 999_949, 999_950, 999_999, 1_000_000,
-		1_004_999, 1_005_000, 999_994_999, 999_995_000, 999_999_999, 1_000_000_000, 5_555_555_555, math.MaxInt64}
-	for v := int64(1); v < 1e15; v = v*3 + 7 {
-		values = append(values, v, v+1, v-1)
-	}
-	for _, v := range values {
-		if got, want := Duration(v), refDuration(v); got != want {
-			t.Errorf("Duration(%d) = %q, want %q", v, got, want)
-		}
-	}
+	return fmt.Sprintf("%d ops, %s", s.Waited.Ops, format.Duration(s.Waited.BusyNs))
 }
 
 func TestWhatMatchesFmt(t *testing.T) {
@@ -118,18 +91,5 @@ func TestSyncWritersDoNotAllocate(t *testing.T) {
 	enc := &eventWriter{w: bufio.NewWriter(io.Discard)}
 	if n := testing.AllocsPerRun(100, func() { enc.syncEvent(s, 0, &p) }); n != 0 {
 		t.Errorf("syncEvent: %v allocations per sync", n)
-	}
-}
-
-// TestPathTail: the last n elements, as strings.Split gives them.
-func TestPathTail(t *testing.T) {
-	for _, p := range []string{"", "a", "/", "a/b", "/a/b", "a//b", "/w/fixtures/programs/syncs.py", "x/", "//", "a/b/c/d/"} {
-		for n := 1; n <= 3; n++ {
-			parts := strings.Split(p, "/")
-			want := parts[max(0, len(parts)-n):]
-			if got := PathTail(p, n); !slices.Equal(got, want) {
-				t.Errorf("PathTail(%q, %d) = %q, want %q", p, n, got, want)
-			}
-		}
 	}
 }

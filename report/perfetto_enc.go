@@ -126,7 +126,7 @@ func (a *Analysis) perfettoSite(s *classify.Site) (perfettoSite, error) {
 	if len(s.Evidence) > 0 {
 		b = appendJSONString(append(b, `,"evidence":`...), textsafe.Bound(strings.Join(s.Evidence, "; ")))
 	}
-	b = appendJSONString(append(b, `,"fingerprint":`...), Fingerprint(s))
+	b = appendJSONString(append(b, `,"fingerprint":`...), classify.Fingerprint(s))
 	if s.Fix != "" {
 		b = appendJSONString(append(b, `,"fix":`...), textsafe.Bound(s.Fix))
 	}

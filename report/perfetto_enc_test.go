@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nsyssync/nsyssync/classify"
 	"github.com/nsyssync/nsyssync/trace"
 )
 
@@ -56,7 +57,7 @@ func refWritePerfetto(a *Analysis, tl *trace.Timeline) []byte {
 		site := &a.Sites[siteOf[i]]
 		id := "e" + itoa(i+1)
 		args := map[string]any{
-			"sync": id, "site": site.ID, "fingerprint": Fingerprint(site), "dependency": string(site.Dependency),
+			"sync": id, "site": site.ID, "fingerprint": classify.Fingerprint(site), "dependency": string(site.Dependency),
 			"category": site.Category, "confidence": site.Confidence, "location": siteLabel(site), "what": What(s),
 			"blocked_ns": s.Duration(), "waited_for": waited(s), "gpu_idle_after": idleAfter(s), "thread": trace.TidOf(s.GlobalTid),
 		}

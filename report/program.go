@@ -1,22 +1,10 @@
 package report
 
 import (
+	"github.com/nsyssync/nsyssync/contract"
 	"github.com/nsyssync/nsyssync/internal/textsafe"
 	"github.com/nsyssync/nsyssync/program"
 )
-
-// ProgramJSON is the profiled program as package program detected it.
-type ProgramJSON struct {
-	// Framework: pytorch, jax, tensorrt, rapids, cupy, openacc, openmp,
-	// mpi, cuda (a CUDA program of its own) or unknown.
-	Framework string `json:"framework"`
-	// Language: Python, C/C++, C/C++/Fortran or unknown.
-	Language string `json:"language"`
-	// Also: other models the program uses beside its framework.
-	Also []string `json:"also"`
-	// Evidence: what decided, strongest first.
-	Evidence []string `json:"evidence"`
-}
 
 // programOf is the analysis' program; an Analysis built without one
 // (a literal) reads as unknown.
@@ -42,9 +30,9 @@ func (a *Analysis) programText() string {
 }
 
 // programJSON is the program for the JSON contract.
-func (a *Analysis) programJSON() ProgramJSON {
+func (a *Analysis) programJSON() contract.ProgramJSON {
 	p := a.programOf()
-	out := ProgramJSON{Framework: string(p.Framework), Language: p.Language, Also: []string{}, Evidence: []string{}}
+	out := contract.ProgramJSON{Framework: string(p.Framework), Language: p.Language, Also: []string{}, Evidence: []string{}}
 	for _, f := range p.Also {
 		out.Also = append(out.Also, string(f))
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/nsyssync/nsyssync/classify"
 	"github.com/nsyssync/nsyssync/estimate"
+	"github.com/nsyssync/nsyssync/internal/format"
 )
 
 // SavingsExplanation says in one line what a site's saving includes: for
@@ -18,14 +19,14 @@ func (a *Analysis) SavingsExplanation(s *classify.Site) string {
 	if !s.Phase.Counted() {
 		text := "not counted in any total or the gate: " + s.Phase.Label() + ", " + s.PhaseReason
 		if e, ok := a.siteEstimate(s); ok && e.UncountedNs > 0 {
-			text += fmt.Sprintf("; deleting its waits would save %s", Duration(e.UncountedNs))
+			text += fmt.Sprintf("; deleting its waits would save %s", format.Duration(e.UncountedNs))
 		}
 		return text
 	}
 	if s.HostRead != "" {
 		text := "not counted in any total: the host may read managed or mapped memory after these waits (" + s.HostRead + ")"
 		if e, ok := a.siteEstimate(s); ok && e.UncountedNs > 0 {
-			text += fmt.Sprintf("; deleting them would save %s where nothing is read", Duration(e.UncountedNs))
+			text += fmt.Sprintf("; deleting them would save %s where nothing is read", format.Duration(e.UncountedNs))
 		}
 		return text
 	}
@@ -36,38 +37,38 @@ func (a *Analysis) SavingsExplanation(s *classify.Site) string {
 	p := e.Parts
 	if s.NeededCopyBytes > 0 {
 		overlap := fmt.Sprintf("an asynchronous copy into pinned memory overlaps at most %s of it with the kernels launched before the host's next wait",
-			Duration(e.CopyBoundNs))
+			format.Duration(e.CopyBoundNs))
 		if e.Bound == estimate.BoundCopyOverlap {
 			return fmt.Sprintf("needed data: the host uses the %s it copies, so the copy and the wait for it stay; %s "+
-				"(deleting the wait would save %s, but only by dropping the copy)", bytesText(s.NeededCopyBytes), overlap, Duration(e.DeleteNs))
+				"(deleting the wait would save %s, but only by dropping the copy)", bytesText(s.NeededCopyBytes), overlap, format.Duration(e.DeleteNs))
 		}
 		return fmt.Sprintf("needed data: the host uses the %s it copies; deleting the wait saves %s, within what %s",
-			bytesText(s.NeededCopyBytes), Duration(e.SavingsNs), strings.TrimPrefix(overlap, "an "))
+			bytesText(s.NeededCopyBytes), format.Duration(e.SavingsNs), strings.TrimPrefix(overlap, "an "))
 	}
 	// The replay nets the parts: what is left after the wait, the host
 	// code and the rewrite's calls is later work moving earlier (> 0) or
 	// work the host still waits for (< 0).
 	rest := e.SavingsNs - p.WaitNs - p.HostCodeNs + p.RewriteCostNs
-	text := fmt.Sprintf("saves %s: the wait %s", Duration(e.SavingsNs), Duration(p.WaitNs))
+	text := fmt.Sprintf("saves %s: the wait %s", format.Duration(e.SavingsNs), format.Duration(p.WaitNs))
 	if p.HostCodeNs > 0 {
-		text += " + the host code that issues it " + Duration(p.HostCodeNs)
+		text += " + the host code that issues it " + format.Duration(p.HostCodeNs)
 	}
 	if p.RewriteCostNs > 0 {
-		text += " − the rewrite's own calls " + Duration(p.RewriteCostNs)
+		text += " − the rewrite's own calls " + format.Duration(p.RewriteCostNs)
 	}
 	switch {
 	case rest > 0:
-		text += fmt.Sprintf(" + %s as later launches move earlier", Duration(rest))
+		text += fmt.Sprintf(" + %s as later launches move earlier", format.Duration(rest))
 	case rest < 0:
-		text += fmt.Sprintf(" − %s still waited for", Duration(-rest))
+		text += fmt.Sprintf(" − %s still waited for", format.Duration(-rest))
 		if p.KeptCopyNs > 0 {
-			text += " (the copy stays, made asynchronous: " + Duration(p.KeptCopyNs) + " on the GPU)"
+			text += " (the copy stays, made asynchronous: " + format.Duration(p.KeptCopyNs) + " on the GPU)"
 		} else {
 			text += " (the GPU work the sync waited for still has to finish before later work)"
 		}
 	}
 	if p.GPUIdleAfterNs > 0 {
-		text += "; the GPU idled " + Duration(p.GPUIdleAfterNs) + " after these syncs in the recording"
+		text += "; the GPU idled " + format.Duration(p.GPUIdleAfterNs) + " after these syncs in the recording"
 	}
 	if e.SavingsNs > p.WaitNs {
 		text += "; more than the blocked time, because the host code around the sync goes with it"

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nsyssync/nsyssync/contract"
 	"github.com/nsyssync/nsyssync/estimate"
 )
 
@@ -64,7 +65,7 @@ func TestSavingsExplanation(t *testing.T) {
 			if err := a.WriteJSON(&b); err != nil {
 				t.Fatal(err)
 			}
-			var doc Document
+			var doc contract.Document
 			if err := json.Unmarshal([]byte(b.String()), &doc); err != nil {
 				t.Fatal(err)
 			}

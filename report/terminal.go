@@ -10,6 +10,7 @@ import (
 	"github.com/muesli/termenv"
 
 	"github.com/nsyssync/nsyssync/classify"
+	"github.com/nsyssync/nsyssync/internal/format"
 	"github.com/nsyssync/nsyssync/trace"
 )
 
@@ -109,10 +110,10 @@ func (a *Analysis) textSummary(b *strings.Builder, st *styles, width int) {
 		kv("gpu", termText(g))
 	}
 	kv("program", strings.TrimPrefix(wrapIndent(termText(a.programText()), width, headerIndent), headerIndent))
-	kv("region", termText(a.RegionName())+", "+Duration(t.Region.Duration))
+	kv("region", termText(a.RegionName())+", "+format.Duration(t.Region.Duration))
 	blocked := t.BlockedNs()
 	kv("syncs", fmt.Sprintf("%s at %s, host blocked %s (%s of the region)",
-		plural(len(t.Syncs), "host sync", "host syncs"), plural(len(a.Sites), "site", "sites"), Duration(blocked), percent(blocked, t.Region.Duration)))
+		plural(len(t.Syncs), "host sync", "host syncs"), plural(len(a.Sites), "site", "sites"), format.Duration(blocked), format.Percent(blocked, t.Region.Duration)))
 	kv("savings", a.totalSavingsText())
 	kv("evidence", evidenceSummary(&t.Evidence, len(t.Syncs)))
 	for _, warn := range t.Warnings {
@@ -169,7 +170,7 @@ func (a *Analysis) textSites(b *strings.Builder, st *styles, opt TextOptions) {
 			loc = "[allowed] " + strings.ReplaceAll(loc, altSep, altSep+"[allowed] ")
 		}
 		rows = append(rows, []string{s.ID, dependencyText(s), categoryCell(termText(s.Category)), itoa(len(s.Syncs)),
-			Duration(s.BlockedNs), Duration(meanNs(s)), a.savingsCell(s), loc})
+			format.Duration(s.BlockedNs), format.Duration(meanNs(s)), a.savingsCell(s), loc})
 	}
 	renderTable(b, st, cols, rows, opt.Width)
 	if opt.Top > 0 && len(sites) > opt.Top {
@@ -196,7 +197,7 @@ func (a *Analysis) textDetails(b *strings.Builder, st *styles, opt TextOptions) 
 	for _, s := range sites[:n] {
 		dep := st.dependency(string(s.Dependency)).Render(dependencyText(s))
 		head := fmt.Sprintf("%s ×%d, blocked %s, dependency %s, %s", termText(strings.Join(s.APIs, "+")),
-			len(s.Syncs), Duration(s.BlockedNs), dep, termText(s.Category))
+			len(s.Syncs), format.Duration(s.BlockedNs), dep, termText(s.Category))
 		if s.Confidence > 0 {
 			head += fmt.Sprintf(" (confidence %.2f)", s.Confidence)
 		}
@@ -256,7 +257,7 @@ func (a *Analysis) textLongest(b *strings.Builder, st *styles, opt TextOptions) 
 	for _, i := range longestSyncs(t, limit) {
 		s := &t.Syncs[i]
 		rows = append(rows, []string{"e" + itoa(i+1), a.siteID(site, i), fmt.Sprintf("%d/%d", trace.PidOf(s.GlobalTid), trace.TidOf(s.GlobalTid)),
-			Duration(s.Start - t.Region.Start), Duration(s.Duration()), waited(s), idleAfter(s),
+			format.Duration(s.Start - t.Region.Start), format.Duration(s.Duration()), waited(s), idleAfter(s),
 			termText(What(s)) + altSep + termText(whatShortCalls(s)) + keepSep + termText(whatShortRest(s))})
 	}
 	renderTable(b, st, cols, rows, opt.Width)

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/nsyssync/nsyssync/internal/format"
 	"github.com/nsyssync/nsyssync/trace"
 )
 
@@ -177,14 +178,14 @@ func layoutTimeline(tl *trace.Timeline, t *trace.Trace, s *trace.Sync, bubble tr
 			class = "launch"
 		}
 		svg.Rects = append(svg.Rects, rect(x(c.Start), x(c.End), ly, class,
-			fmt.Sprintf("%s, %s", htmlText(c.Name), Duration(c.End-c.Start))))
+			fmt.Sprintf("%s, %s", htmlText(c.Name), format.Duration(c.End-c.Start))))
 	}
 	for _, op := range tl.Ops {
 		ly, ok := laneY[streamKey(op.Device, op.Stream)]
 		if !ok || op.GlobalPid != pid || (s.Device >= 0 && op.Device != s.Device) {
 			continue
 		}
-		title := fmt.Sprintf("%s, %s", htmlText(op.Name), Duration(op.End-op.Start))
+		title := fmt.Sprintf("%s, %s", htmlText(op.Name), format.Duration(op.End-op.Start))
 		if op.Bytes > 0 {
 			title += fmt.Sprintf(", %d B", op.Bytes)
 		}
@@ -203,17 +204,17 @@ func syncBands(s *trace.Sync, bubble trace.Interval, x func(int64) float64, w tr
 	var bands []svgBand
 	syncX, syncX2 := x(s.Start), x(s.End)
 	bands = append(bands, svgBand{X: px(syncX), W: px(max(syncX2-syncX, 1)), Y: px(float64(svgTop - 4)), H: px(float64(bottom - svgTop + 8)),
-		Class: "syncband", Label: "host blocked " + Duration(s.Duration()), LabelX: px(syncX), LabelY: svgTop - 24,
-		Title: htmlText(What(s)) + ", blocked " + Duration(s.Duration())})
+		Class: "syncband", Label: "host blocked " + format.Duration(s.Duration()), LabelX: px(syncX), LabelY: svgTop - 24,
+		Title: htmlText(What(s)) + ", blocked " + format.Duration(s.Duration())})
 	if bubble.End > bubble.Start {
 		bx, bx2 := x(bubble.Start), x(bubble.End)
-		label := "GPU idle " + Duration(bubble.End-bubble.Start)
+		label := "GPU idle " + format.Duration(bubble.End-bubble.Start)
 		if bubble.End > w.End {
 			label += " →"
 		}
 		bands = append(bands, svgBand{X: px(bx), W: px(max(bx2-bx, 1)), Y: px(float64(gpuTop - 2)), H: px(float64(bottom - gpuTop + 4)),
 			Class: "bubble", Label: label, LabelX: px(bx), LabelY: svgTop - 10,
-			Title: "GPU idle after the sync returned: " + Duration(bubble.End-bubble.Start)})
+			Title: "GPU idle after the sync returned: " + format.Duration(bubble.End-bubble.Start)})
 	}
 
 	return bands
@@ -254,9 +255,9 @@ func ticks(w trace.Interval, zero int64, x func(int64) float64) []svgTick {
 		label := "0"
 		switch d := ns - zero; {
 		case d > 0:
-			label = "+" + Duration(d)
+			label = "+" + format.Duration(d)
 		case d < 0:
-			label = "−" + Duration(-d)
+			label = "−" + format.Duration(-d)
 		}
 		out = append(out, svgTick{X: px(x(ns)), Label: label})
 		if ns > math.MaxInt64-st {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/nsyssync/nsyssync/classify"
 	"github.com/nsyssync/nsyssync/estimate"
+	"github.com/nsyssync/nsyssync/gate"
 	"github.com/nsyssync/nsyssync/report"
 	"github.com/nsyssync/nsyssync/trace"
 )
@@ -113,16 +114,16 @@ func runPipeline(ctx context.Context, path, nvtx string) (pipelineOutcome, error
 		}
 		a.Estimates = report.FromEstimate(res)
 	}
-	gate := a.Gate(5)
+	gateLine := gate.Decide(a, 5, gate.Options{}).String()
 	renders := []struct {
 		format string
 		write  func(w io.Writer) error
 	}{
 		{"json", a.WriteJSON},
 		{"text", func(w io.Writer) error { return a.WriteText(w, report.TextOptions{Width: 80}) }},
-		{"markdown", func(w io.Writer) error { return a.WriteMarkdown(w, report.MarkdownOptions{Gate: &gate}) }},
+		{"markdown", func(w io.Writer) error { return a.WriteMarkdown(w, report.MarkdownOptions{GateLine: gateLine}) }},
 		{"html", func(w io.Writer) error {
-			return a.WriteHTML(ctx, w, report.HTMLOptions{Top: 5, Timelines: x, Gate: &gate})
+			return a.WriteHTML(ctx, w, report.HTMLOptions{Top: 5, Timelines: x, GateLine: gateLine})
 		}},
 		{"perfetto", func(w io.Writer) error { return a.WritePerfetto(ctx, w, x) }},
 	}

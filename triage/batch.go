@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/nsyssync/nsyssync/analysis"
-	"github.com/nsyssync/nsyssync/report"
+	"github.com/nsyssync/nsyssync/contract"
 )
 
 // Options choose how Batch analyses each input.
@@ -33,7 +33,7 @@ type Result struct {
 	Path string
 	// Doc is the nsyssync/v1 document; nil when Err is set. Its
 	// Trace.Path is Path.
-	Doc *report.Document
+	Doc *contract.Document
 	Err error
 	// Elapsed is the time the input took, conversion included.
 	Elapsed time.Duration
@@ -153,7 +153,7 @@ func analyse(ctx context.Context, in Input, opt Options) (r Result) {
 
 // document analyses one SQLite export into its document. The errors of
 // package analysis already name the file.
-func document(ctx context.Context, path string, opt Options) (*report.Document, error) {
+func document(ctx context.Context, path string, opt Options) (*contract.Document, error) {
 	an, err := analysis.Analyze(ctx, path, opt.Analysis)
 	if err != nil {
 		return nil, err

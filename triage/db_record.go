@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/nsyssync/nsyssync/report"
+	"github.com/nsyssync/nsyssync/contract"
 )
 
 // RunInfo describes a run when it is recorded.
@@ -118,7 +118,7 @@ type finding struct {
 
 // findingsOf turns a document's sites into findings, one per fingerprint
 // (two sites of one trace that share a fingerprint are summed).
-func findingsOf(doc *report.Document) []finding {
+func findingsOf(doc *contract.Document) []finding {
 	var out []finding
 	at := map[string]int{}
 	for i := range doc.Sites {

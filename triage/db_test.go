@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/nsyssync/nsyssync/report"
+	"github.com/nsyssync/nsyssync/contract"
 )
 
 // nightly copies a fixture under the name every night's trace has.
@@ -21,8 +21,8 @@ func nightly(t *testing.T, fixture string) []Result {
 	return collect(t, []Input{{Path: dst}}, Options{Analysis: noEstimate, Jobs: 1})
 }
 
-func sitesByFingerprint(d *report.Document) map[string]report.SiteJSON {
-	out := map[string]report.SiteJSON{}
+func sitesByFingerprint(d *contract.Document) map[string]contract.SiteJSON {
+	out := map[string]contract.SiteJSON{}
 	for _, s := range d.Sites {
 		out[s.Fingerprint] = s
 	}
@@ -66,7 +66,7 @@ func TestDatabaseTwoRuns(t *testing.T) {
 		if len(h.Points) != 2 || h.Points[0].Run.ID != run1 || h.Points[1].Run.ID != run2 {
 			t.Fatalf("%s: history %+v", fp, h.Points)
 		}
-		for i, want := range []report.SiteJSON{old[fp], cur[fp]} {
+		for i, want := range []contract.SiteJSON{old[fp], cur[fp]} {
 			p := h.Points[i]
 			if p.Traces != 1 || p.Count != want.Count || p.BlockedNs != want.BlockedNs || p.Dependency != want.Dependency {
 				t.Errorf("%s run %d: %+v, want count %d blocked %d %s", fp, i+1, p, want.Count, want.BlockedNs, want.Dependency)

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/nsyssync/nsyssync/internal/format"
 	"github.com/nsyssync/nsyssync/internal/words"
-	"github.com/nsyssync/nsyssync/report"
 )
 
 // DiffSchema names the JSON form of a diff.
@@ -52,6 +52,11 @@ type Change struct {
 	ShareOfOldPct      float64 `json:"share_of_old_pct"`
 	OldEstimatedSaving int64   `json:"old_estimated_savings_ns"`
 	NewEstimatedSaving int64   `json:"new_estimated_savings_ns"`
+	// Traces and TracePaths are the traces the site was found in (as
+	// SiteTotal has them): the new side's, or the old side's for a site
+	// that is gone.
+	Traces     int      `json:"traces"`
+	TracePaths []string `json:"trace_paths"`
 }
 
 // Side describes one snapshot of a diff.
@@ -103,6 +108,10 @@ func Compare(old, cur *Snapshot, minChangePct float64) Diff {
 			ref = o
 		}
 		c.APIs, c.Location, c.Dependency, c.Category = ref.APIs, ref.Location, ref.Dependency, ref.Category
+		c.Traces, c.TracePaths = ref.Traces, ref.TracePaths
+		if c.TracePaths == nil {
+			c.TracePaths = []string{}
+		}
 		if o != nil {
 			c.OldCount, c.OldBlockedNs, c.OldEstimatedSaving = o.Count, o.BlockedNs, o.EstimatedSavingsNs
 		}
@@ -180,12 +189,12 @@ func (d Diff) Regressions(pct float64) []string {
 	var out []string
 	if d.TotalChangePct > pct {
 		out = append(out, fmt.Sprintf("total host-blocked time grew %s (%s → %s), more than %g%%",
-			pctText(d.TotalChangePct), report.Duration(d.Old.BlockedNs), report.Duration(d.New.BlockedNs), pct))
+			pctText(d.TotalChangePct), format.Duration(d.Old.BlockedNs), format.Duration(d.New.BlockedNs), pct))
 	}
 	for _, c := range d.Changes {
 		if (c.Status == StatusNew || c.Status == StatusGrown) && c.ShareOfOldPct > pct {
 			out = append(out, fmt.Sprintf("site %s (%s) %s by %s, %s of the old total, more than %g%%",
-				term(c.Fingerprint), term(describeChange(c)), c.Status, report.Duration(c.DeltaNs), pctText(c.ShareOfOldPct), pct))
+				term(c.Fingerprint), term(describeChange(c)), c.Status, format.Duration(c.DeltaNs), pctText(c.ShareOfOldPct), pct))
 		}
 	}
 	return out
@@ -230,7 +239,7 @@ func (d Diff) WriteText(w io.Writer, all bool) error {
 		if s.Failed > 0 {
 			fmt.Fprintf(&b, " (%d failed)", s.Failed)
 		}
-		fmt.Fprintf(&b, ", %s, host blocked %s\n", words.Count(s.Syncs, "sync", "syncs"), report.Duration(s.BlockedNs))
+		fmt.Fprintf(&b, ", %s, host blocked %s\n", words.Count(s.Syncs, "sync", "syncs"), format.Duration(s.BlockedNs))
 	}
 	side("old  ", d.Old)
 	side("new  ", d.New)
@@ -248,15 +257,16 @@ func (d Diff) WriteText(w io.Writer, all bool) error {
 		}
 		if listed == 0 {
 			b.WriteString("\n")
-			fmt.Fprintln(tw, "STATUS\tFINGERPRINT\tOLD\tNEW\tCHANGE\tCOUNT\tAPIS\tWHERE")
+			fmt.Fprintln(tw, "STATUS\tFINGERPRINT\tOLD\tNEW\tCHANGE\tCOUNT\tTRACE\tAPIS\tWHERE")
 		}
 		listed++
 		change := signedDuration(c.DeltaNs)
 		if c.Status == StatusGrown || c.Status == StatusShrunk {
 			change += fmt.Sprintf(" (%+.0f%%)", c.ChangePct)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d→%d\t%s\t%s\n", c.Status, term(c.Fingerprint), blockedOrDash(c.OldBlockedNs, c.Status == StatusNew),
-			blockedOrDash(c.NewBlockedNs, c.Status == StatusGone), change, c.OldCount, c.NewCount, term(strings.Join(c.APIs, "+")), orDash(term(c.Location)))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d→%d\t%s\t%s\t%s\n", c.Status, term(c.Fingerprint), blockedOrDash(c.OldBlockedNs, c.Status == StatusNew),
+			blockedOrDash(c.NewBlockedNs, c.Status == StatusGone), change, c.OldCount, c.NewCount, traceCell(c.TracePaths, c.Traces),
+			term(strings.Join(c.APIs, "+")), orDash(term(c.Location)))
 	}
 	tw.Flush()
 	if _, err := io.WriteString(w, b.String()); err != nil {
@@ -267,14 +277,14 @@ func (d Diff) WriteText(w io.Writer, all bool) error {
 
 func signedDuration(ns int64) string {
 	if ns < 0 {
-		return "-" + report.Duration(-ns)
+		return "-" + format.Duration(-ns)
 	}
-	return "+" + report.Duration(ns)
+	return "+" + format.Duration(ns)
 }
 
 func blockedOrDash(ns int64, absent bool) string {
 	if absent {
 		return "-"
 	}
-	return report.Duration(ns)
+	return format.Duration(ns)
 }

@@ -14,11 +14,11 @@
 //     runs `nsys export` into a temporary directory.
 //   - A Summary folds the results into totals per trace, the sites that
 //     cost most across all traces and the sites seen in many traces; the
-//     results themselves can be written as JSON Lines, one report.Document
+//     results themselves can be written as JSON Lines, one contract.Document
 //     (the nsyssync/v1 contract) per trace.
 //   - A DB (embedded SQLite, schema versioned and migrated step by step)
 //     records runs, traces and their sites under a fingerprint that stays
-//     the same across nights as timings change (report.Fingerprint: the
+//     the same across nights as timings change (classify.Fingerprint: the
 //     APIs with the program's file and line, else the native call path,
 //     else the APIs, stream and NVTX path with digits folded — never a
 //     duration nor an absolute path). History and Top read a site's trend

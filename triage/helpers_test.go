@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/nsyssync/nsyssync/analysis"
+	"github.com/nsyssync/nsyssync/contract"
 	"github.com/nsyssync/nsyssync/report"
 	"github.com/nsyssync/nsyssync/trace"
 )
@@ -56,7 +57,7 @@ func haveCorpus() bool {
 
 // directDocument analyses an export the way `analyze` does, without this
 // package, as the reference the batch must match.
-func directDocument(t testing.TB, path string) report.Document {
+func directDocument(t testing.TB, path string) contract.Document {
 	t.Helper()
 	ctx := context.Background()
 	x, err := trace.Open(ctx, path)

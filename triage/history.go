@@ -6,7 +6,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/nsyssync/nsyssync/report"
+	"github.com/nsyssync/nsyssync/internal/format"
 )
 
 // WriteText writes a site's trend, one run a line, with the change from
@@ -31,7 +31,7 @@ func (h *SiteHistory) WriteText(w io.Writer) error {
 			fmt.Fprintf(tw, "%d\t%s\t%s\t0/%d\t-\t-\t%s\t-\t-\n", p.Run.ID, term(p.Run.Label), term(p.Run.Started), p.Run.Traces, change(prev, p))
 		} else {
 			fmt.Fprintf(tw, "%d\t%s\t%s\t%d/%d\t%d\t%s\t%s\t%s\t%s\n", p.Run.ID, term(p.Run.Label), term(p.Run.Started), p.Traces, p.Run.Traces, p.Count,
-				report.Duration(p.BlockedNs), change(prev, p), savings(p.EstimatedSavingsNs), traceCell(p.TracePaths, p.Traces))
+				format.Duration(p.BlockedNs), change(prev, p), savings(p.EstimatedSavingsNs), traceCell(p.TracePaths, p.Traces))
 		}
 		prev = p
 	}
@@ -87,12 +87,12 @@ func WriteTopText(w io.Writer, sites []*SiteHistory) error {
 			if p.Traces == 0 {
 				trend = append(trend, "-")
 			} else {
-				trend = append(trend, report.Duration(p.BlockedNs))
+				trend = append(trend, format.Duration(p.BlockedNs))
 			}
 		}
 		latest, dep, traces := "-", "", "-"
 		if l := h.Points[len(h.Points)-1]; l.Traces > 0 {
-			latest, dep, traces = report.Duration(l.BlockedNs), term(l.Dependency), traceCell(l.TracePaths, l.Traces)
+			latest, dep, traces = format.Duration(l.BlockedNs), term(l.Dependency), traceCell(l.TracePaths, l.Traces)
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", term(h.Fingerprint), latest, strings.Join(trend, " → "), dep, traces, term(strings.Join(h.APIs, "+")),
 			orDash(term(h.Location)))
@@ -115,7 +115,7 @@ func WriteRunsText(w io.Writer, runs []Run) error {
 			fin = "(unfinished)"
 		}
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\t%d\t%d\t%s\t%s\n", r.ID, term(r.Label), term(r.Started), term(fin), r.Traces, r.Failed, r.Syncs,
-			report.Duration(r.BlockedNs), term(r.Shard))
+			format.Duration(r.BlockedNs), term(r.Shard))
 	}
 	tw.Flush()
 	if _, err := io.WriteString(w, b.String()); err != nil {

@@ -1,21 +1,20 @@
 package triage
 
 import (
-	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 
-	"github.com/nsyssync/nsyssync/report"
+	"github.com/nsyssync/nsyssync/contract"
 )
 
 // Line is one line of the JSON Lines output: a trace's nsyssync/v1
-// document (report.Document, the contract of `analyze --format json`),
+// document (contract.Document, the contract of `analyze --format json`),
 // plus "error" when the trace could not be analysed — then the document
 // holds only the schema and trace.path, and no sites.
 type Line struct {
-	report.Document
+	contract.Document
 	Error string `json:"error,omitempty"`
 }
 
@@ -26,8 +25,7 @@ func LineOf(r Result) Line {
 		if r.Err != nil {
 			msg = r.Err.Error()
 		}
-		return Line{Document: report.Document{Schema: report.SchemaVersion, Trace: report.TraceInfo{Path: r.Path},
-			Sites: []report.SiteJSON{}, Syncs: []report.SyncJSON{}}, Error: msg}
+		return Line{Document: contract.Empty(r.Path), Error: msg}
 	}
 	return Line{Document: *r.Doc}
 }
@@ -58,21 +56,5 @@ func WriteLine(w io.Writer, r Result) error {
 // stream `analyze --format json` writes for several files — and hands
 // each to fn. name says where the stream comes from, for errors.
 func ReadLines(r io.Reader, name string, fn func(Line) error) error {
-	dec := json.NewDecoder(bufio.NewReaderSize(r, 1<<16))
-	for n := 1; ; n++ {
-		var l Line
-		err := dec.Decode(&l)
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("%s: document %d: not an nsyssync JSON report: %w", name, n, err)
-		}
-		if l.Schema != report.SchemaVersion {
-			return fmt.Errorf("%s: document %d: schema %q, want %q", name, n, l.Schema, report.SchemaVersion)
-		}
-		if err := fn(l); err != nil {
-			return err
-		}
-	}
+	return contract.ReadStream(r, name, fn)
 }

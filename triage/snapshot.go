@@ -7,7 +7,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/nsyssync/nsyssync/report"
+	"github.com/nsyssync/nsyssync/contract"
+	"github.com/nsyssync/nsyssync/internal/format"
 )
 
 // SiteTotal is one site (one fingerprint) summed over the traces of a
@@ -68,7 +69,7 @@ func (s *Snapshot) AddResult(r Result) {
 }
 
 // AddDocument adds a trace's sites.
-func (s *Snapshot) AddDocument(d *report.Document) {
+func (s *Snapshot) AddDocument(d *contract.Document) {
 	s.Traces++
 	s.Syncs += d.Totals.Syncs
 	s.BlockedNs += d.Totals.BlockedNs
@@ -138,10 +139,10 @@ func (s *Snapshot) Widespread() []*SiteTotal {
 // depend on the machine: the program's file (its last two path elements)
 // and line with the function, else the innermost user native frame, else
 // the NVTX path.
-func Where(s *report.SiteJSON) string {
+func Where(s *contract.SiteJSON) string {
 	loc := s.Location
 	if loc.File != "" {
-		w := path.Join(report.PathTail(loc.File, 2)...) + ":" + strconv.FormatInt(loc.Line, 10)
+		w := path.Join(format.PathTail(loc.File, 2)...) + ":" + strconv.FormatInt(loc.Line, 10)
 		if loc.Function != "" {
 			w += " " + loc.Function
 		}

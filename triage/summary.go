@@ -9,9 +9,9 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/nsyssync/nsyssync/internal/format"
 	"github.com/nsyssync/nsyssync/internal/textsafe"
 	"github.com/nsyssync/nsyssync/internal/words"
-	"github.com/nsyssync/nsyssync/report"
 )
 
 // SummarySchema names the JSON form of a batch summary.
@@ -128,16 +128,16 @@ func (r SummaryReport) WriteJSON(w io.Writer) error {
 func (r SummaryReport) WriteText(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "batch    %s: %d analysed, %d failed\n", words.Count(r.Inputs, "input", "inputs"), r.Analysed, r.Failed)
-	fmt.Fprintf(&b, "syncs    %s, host blocked %s\n", words.Count(r.Syncs, "host sync", "host syncs"), report.Duration(r.BlockedNs))
+	fmt.Fprintf(&b, "syncs    %s, host blocked %s\n", words.Count(r.Syncs, "host sync", "host syncs"), format.Duration(r.BlockedNs))
 	if r.EstimatedSavingsNs > 0 {
-		fmt.Fprintf(&b, "savings  %s estimated\n", report.Duration(r.EstimatedSavingsNs))
+		fmt.Fprintf(&b, "savings  %s estimated\n", format.Duration(r.EstimatedSavingsNs))
 	}
 	if len(r.Traces) > 0 {
 		b.WriteString("\nTRACES\n")
 		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "SYNCS\tSITES\tBLOCKED\tREGION\tSAVINGS\tTRACE")
 		for _, t := range r.Traces {
-			fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%s\t%s\n", t.Syncs, t.Sites, report.Duration(t.BlockedNs), report.Duration(t.RegionNs),
+			fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%s\t%s\n", t.Syncs, t.Sites, format.Duration(t.BlockedNs), format.Duration(t.RegionNs),
 				savings(t.EstimatedSavingsNs), term(t.Path))
 		}
 		tw.Flush()
@@ -164,7 +164,7 @@ func writeSites(b *strings.Builder, title string, sites []SiteTotal) {
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "FINGERPRINT\tTRACE\tCOUNT\tBLOCKED\tSAVINGS\tDEPENDENCY\tCATEGORY\tAPIS\tWHERE")
 	for _, s := range sites {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n", term(s.Fingerprint), traceCell(s.TracePaths, s.Traces), s.Count, report.Duration(s.BlockedNs),
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n", term(s.Fingerprint), traceCell(s.TracePaths, s.Traces), s.Count, format.Duration(s.BlockedNs),
 			savings(s.EstimatedSavingsNs), term(s.Dependency), term(s.Category), term(strings.Join(s.APIs, "+")), orDash(term(s.Location)))
 	}
 	tw.Flush()
@@ -175,7 +175,7 @@ func savings(ns int64) string {
 	if ns == 0 {
 		return "-"
 	}
-	return report.Duration(ns)
+	return format.Duration(ns)
 }
 
 // term is the display form of text from a trace, a results file or the

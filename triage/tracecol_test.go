@@ -14,23 +14,10 @@ import (
 // whose document holds the site's fingerprint, and every such input is
 // listed.
 func TestTraceColumn(t *testing.T) {
-	var inputs []Input
-	for _, f := range []string{"syncs_lean.sqlite", "syncs_autograd.sqlite", "multiproc_lean.sqlite"} {
-		inputs = append(inputs, Input{Path: filepath.Join(fixturesDir, f)})
-	}
-	results := collect(t, inputs, Options{Analysis: noEstimate, Jobs: 2})
+	results, holds := fixtureResults(t, 2, "syncs_lean.sqlite", "syncs_autograd.sqlite", "multiproc_lean.sqlite")
 	sum := NewSummary()
-	holds := map[string][]string{} // fingerprint → inputs holding it
 	for _, r := range results {
-		if r.Err != nil {
-			t.Fatal(r.Err)
-		}
 		sum.Add(r)
-		for _, s := range r.Doc.Sites {
-			if !slices.Contains(holds[s.Fingerprint], r.Path) {
-				holds[s.Fingerprint] = append(holds[s.Fingerprint], r.Path)
-			}
-		}
 	}
 	rep := sum.Report(0)
 	multi := 0
@@ -88,4 +75,71 @@ func TestTraceColumn(t *testing.T) {
 	if base := filepath.Base(holds[top[0].Fingerprint][0]); !strings.Contains(hist.String(), base) {
 		t.Errorf("history of a site does not name its trace %s:\n%s", base, hist.String())
 	}
+}
+
+// TestDiffTraceColumn: diff's changes say which traces each site is from
+// (JSON trace_paths, text TRACE): the new side's traces holding it, or
+// the old side's for a site that is gone.
+func TestDiffTraceColumn(t *testing.T) {
+	side := func(label string, files ...string) (*Snapshot, map[string][]string) {
+		results, holds := fixtureResults(t, 1, files...)
+		s := NewSnapshot(label)
+		for _, r := range results {
+			s.AddResult(r)
+		}
+		return s, holds
+	}
+	old, oldHolds := side("old", "syncs_lean.sqlite", "syncs_autograd.sqlite")
+	cur, curHolds := side("new", "syncs_lean.sqlite", "multiproc_lean.sqlite")
+	d := Compare(old, cur, 0)
+	if d.Count(StatusGone) == 0 || d.Count(StatusNew) == 0 {
+		t.Fatalf("no gone or no new site (%d changes): the test does not see both sides", len(d.Changes))
+	}
+	for _, c := range d.Changes {
+		want := curHolds[c.Fingerprint]
+		if c.Status == StatusGone {
+			want = oldHolds[c.Fingerprint]
+		}
+		if !slices.Equal(c.TracePaths, want) || c.Traces != len(want) {
+			t.Errorf("%s site %s: trace_paths %q (%d traces), want %q", c.Status, c.Fingerprint, c.TracePaths, c.Traces, want)
+		}
+	}
+	var js, text bytes.Buffer
+	if err := d.WriteJSON(&js); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.WriteText(&text, true); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(js.String(), `"trace_paths": [`) {
+		t.Errorf("diff JSON has no trace_paths:\n%s", js.String())
+	}
+	if !strings.Contains(text.String(), " TRACE ") || !strings.Contains(text.String(), "syncs_autograd.sqlite") ||
+		!strings.Contains(text.String(), "multiproc_lean.sqlite") {
+		t.Errorf("diff text has no trace column:\n%s", text.String())
+	}
+}
+
+// fixtureResults analyses fixtures (without estimates) and returns their
+// results, and for each fingerprint the inputs whose documents hold it, in
+// input order.
+func fixtureResults(t *testing.T, jobs int, files ...string) ([]Result, map[string][]string) {
+	t.Helper()
+	var inputs []Input
+	for _, f := range files {
+		inputs = append(inputs, Input{Path: filepath.Join(fixturesDir, f)})
+	}
+	results := collect(t, inputs, Options{Analysis: noEstimate, Jobs: jobs})
+	holds := map[string][]string{}
+	for _, r := range results {
+		if r.Err != nil {
+			t.Fatal(r.Err)
+		}
+		for _, s := range r.Doc.Sites {
+			if !slices.Contains(holds[s.Fingerprint], r.Path) {
+				holds[s.Fingerprint] = append(holds[s.Fingerprint], r.Path)
+			}
+		}
+	}
+	return results, holds
 }

@@ -11,7 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/nsyssync/nsyssync/analysis"
-	"github.com/nsyssync/nsyssync/report"
+	"github.com/nsyssync/nsyssync/gate"
 )
 
 // Report formats.
@@ -116,7 +116,7 @@ arguments; 3 the savings gate failed.`,
 	f.StringVar(&opt.color, "color", "auto", "colour in the text report: auto (on a terminal, unless NO_COLOR is set), always, never")
 	f.Float64Var(&opt.failOn, "fail-on-savings", 0, "exit 3 when removable savings exceed PCT percent of the region")
 	f.BoolVar(&opt.gateLikely, "gate-likely", false, "count the likely-false sites (the call pattern alone says false) in --fail-on-savings too")
-	f.StringVar(&opt.allowList, "allow-list", report.DefaultAllowListFile, "YAML file of accepted sites that do not fail the gate")
+	f.StringVar(&opt.allowList, "allow-list", gate.DefaultAllowListFile, "YAML file of accepted sites that do not fail the gate")
 	f.StringVar(&opt.calibration, "calibration", "", "constants measured on a GPU by 'nsyssync calibrate' for the savings simulator")
 	f.BoolVar(&opt.noEstimate, "no-estimate", false, "skip the savings simulation")
 	f.StringVar(&opt.sourceRoot, "source-root", "", "directory holding the program's Python sources, searched first; without it they are looked for at their recorded paths, under the current directory and beside the export")
@@ -157,11 +157,11 @@ func (o *analyzeOptions) validate(files int) error {
 
 // loadAllowList reads the allow-list: the named file, or the default
 // one in the current directory when it exists.
-func loadAllowList(path string, named bool) (*report.AllowList, error) {
+func loadAllowList(path string, named bool) (*gate.AllowList, error) {
 	if !named {
 		if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 			return nil, nil
 		}
 	}
-	return report.LoadAllowList(path)
+	return gate.LoadAllowList(path)
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/nsyssync/nsyssync/analysis"
+	"github.com/nsyssync/nsyssync/gate"
 	"github.com/nsyssync/nsyssync/internal/textsafe"
 	"github.com/nsyssync/nsyssync/report"
 	"github.com/nsyssync/nsyssync/trace"
@@ -15,7 +16,7 @@ import (
 
 // runAnalyze analyses each file in turn into one output. A bad file is
 // reported on stderr and the rest go on.
-func runAnalyze(cmd *cobra.Command, args []string, opt analyzeOptions, allow *report.AllowList, stdout, stderr io.Writer) error {
+func runAnalyze(cmd *cobra.Command, args []string, opt analyzeOptions, allow *gate.AllowList, stdout, stderr io.Writer) error {
 	ctx := cmd.Context()
 	out, err := openOutput(ctx, opt.output, stdout, append([]string{opt.calibration, opt.allowList}, args...))
 	if err != nil {
@@ -37,7 +38,7 @@ func runAnalyze(cmd *cobra.Command, args []string, opt analyzeOptions, allow *re
 		if written > 0 {
 			writeSeparator(out, opt.format)
 		}
-		gate, err := analyzeOne(ctx, path, opt, aopt, allow, out, view, prog)
+		decision, err := analyzeOne(ctx, path, opt, aopt, allow, out, view, prog)
 		prog.clear()
 		if ctx.Err() != nil {
 			return interrupted("while analysing %s", textsafe.Display(path, textsafe.Terminal))
@@ -48,9 +49,9 @@ func runAnalyze(cmd *cobra.Command, args []string, opt analyzeOptions, allow *re
 		} else {
 			written++
 		}
-		if gate != nil {
-			fmt.Fprintf(stderr, "nsyssync: %s: %s\n", textsafe.Display(path, textsafe.Terminal), textsafe.Display(gate.String(), textsafe.Terminal))
-			gateFailed = gateFailed || gate.Failed
+		if decision != nil {
+			fmt.Fprintf(stderr, "nsyssync: %s: %s\n", textsafe.Display(path, textsafe.Terminal), textsafe.Display(decision.String(), textsafe.Terminal))
+			gateFailed = gateFailed || decision.Failed
 		}
 	}
 	if written > 0 {
@@ -69,7 +70,7 @@ func runAnalyze(cmd *cobra.Command, args []string, opt analyzeOptions, allow *re
 
 // analyzeOne analyses and renders one export, and decides the gate when
 // one was asked for.
-func analyzeOne(ctx context.Context, path string, opt analyzeOptions, aopt analysis.Options, allow *report.AllowList, out *output, view terminal, prog *progress) (*report.GateResult, error) {
+func analyzeOne(ctx context.Context, path string, opt analyzeOptions, aopt analysis.Options, allow *gate.AllowList, out *output, view terminal, prog *progress) (*gate.Result, error) {
 	aopt.Progress = prog.set
 	an, err := analysis.Analyze(ctx, path, aopt)
 	if err != nil {
@@ -78,10 +79,11 @@ func analyzeOne(ctx context.Context, path string, opt analyzeOptions, aopt analy
 	defer an.Close()
 	a := an.Report
 	a.Allowed = allow.Match(a)
-	var gate *report.GateResult
+	var decision *gate.Result
+	gateLine := ""
 	if opt.gate {
-		g := a.GateWith(opt.failOn, report.GateOptions{CountLikely: opt.gateLikely})
-		gate = &g
+		g := gate.Decide(a, opt.failOn, gate.Options{CountLikely: opt.gateLikely})
+		decision, gateLine = &g, g.String()
 	}
 	switch opt.format {
 	case formatHTML:
@@ -89,27 +91,27 @@ func analyzeOne(ctx context.Context, path string, opt analyzeOptions, aopt analy
 	case formatPerfetto:
 		prog.set("reading the timeline of " + path)
 	}
-	if err := render(ctx, a, an.Export, opt, gate, out, view, prog); err != nil {
-		return gate, fmt.Errorf("%s: %w", path, err)
+	if err := render(ctx, a, an.Export, opt, gateLine, out, view, prog); err != nil {
+		return decision, fmt.Errorf("%s: %w", path, err)
 	}
-	return gate, nil
+	return decision, nil
 }
 
 // render writes the analysis in the chosen format.
-func render(ctx context.Context, a *report.Analysis, x *trace.Export, opt analyzeOptions, gate *report.GateResult, out *output, view terminal, prog *progress) error {
+func render(ctx context.Context, a *report.Analysis, x *trace.Export, opt analyzeOptions, gateLine string, out *output, view terminal, prog *progress) error {
 	switch opt.format {
 	case formatJSON:
 		prog.clear()
 		return a.WriteJSON(out)
 	case formatMarkdown:
 		prog.clear()
-		return a.WriteMarkdown(out, report.MarkdownOptions{Top: opt.top, Gate: gate})
+		return a.WriteMarkdown(out, report.MarkdownOptions{Top: opt.top, GateLine: gateLine})
 	case formatHTML, formatPerfetto:
 		if !out.toFile() {
 			prog.clear() // the page goes to the terminal the progress is on
 		}
 		if opt.format == formatHTML {
-			return a.WriteHTML(ctx, out, report.HTMLOptions{Top: opt.top, Timelines: x, Gate: gate})
+			return a.WriteHTML(ctx, out, report.HTMLOptions{Top: opt.top, Timelines: x, GateLine: gateLine})
 		}
 		return a.WritePerfetto(ctx, out, x)
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nsyssync/nsyssync/contract"
 	"github.com/nsyssync/nsyssync/report"
 	"github.com/nsyssync/nsyssync/triage"
 )
@@ -23,7 +24,7 @@ type siteFacts struct {
 
 // factsOfDocument folds a document's sites by fingerprint, as a snapshot
 // does.
-func factsOfDocument(d *report.Document) map[string]siteFacts {
+func factsOfDocument(d *contract.Document) map[string]siteFacts {
 	out := map[string]siteFacts{}
 	for _, s := range d.Sites {
 		f := out[s.Fingerprint]
@@ -75,7 +76,7 @@ func TestCommandsAgree(t *testing.T) {
 			export := copyInto(t, dir, filepath.Join("../../fixtures", tc.fixture), tc.fixture)
 			with := func(args ...string) []string { return append(append(args, src...), export) }
 
-			var doc report.Document
+			var doc contract.Document
 			analyzed := mustRun(t, with("analyze", "--format", "json")...)
 			decode(t, "analyze", analyzed, &doc)
 			want := factsOfDocument(&doc)

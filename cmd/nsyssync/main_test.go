@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/nsyssync/nsyssync/report"
+	"github.com/nsyssync/nsyssync/contract"
 )
 
 const fixture = "../../fixtures/syncs_backtrace.sqlite"
@@ -58,7 +58,7 @@ func TestAnalyzeJSON(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	var doc report.Document
+	var doc contract.Document
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatalf("invalid JSON: %v", err)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/nsyssync/nsyssync/contract"
 	"github.com/nsyssync/nsyssync/report"
 )
 
@@ -40,8 +41,8 @@ func TestFormats(t *testing.T) {
 			}
 		}},
 		{"json", func(t *testing.T, out string) {
-			var doc report.Document
-			if err := json.Unmarshal([]byte(out), &doc); err != nil || doc.Schema != report.SchemaVersion || len(doc.Sites) == 0 {
+			var doc contract.Document
+			if err := json.Unmarshal([]byte(out), &doc); err != nil || doc.Schema != contract.SchemaVersion || len(doc.Sites) == 0 {
 				t.Errorf("JSON: %v, %+v", err, doc.Trace)
 			}
 		}},
@@ -147,7 +148,7 @@ func TestGate(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d", code)
 	}
-	var doc report.Document
+	var doc contract.Document
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatal(err)
 	}

@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/nsyssync/nsyssync/report"
+	"github.com/nsyssync/nsyssync/contract"
 )
 
 // TestAnalyzeFindsSources: without --source-root, analyze reads the
@@ -17,7 +17,7 @@ func TestAnalyzeFindsSources(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	var doc report.Document
+	var doc contract.Document
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatal(err)
 	}

@@ -1,11 +1,11 @@
-package report
+package gate
 
 import (
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/nsyssync/nsyssync/classify"
+	"github.com/nsyssync/nsyssync/report"
 )
 
 func TestParseAllowList(t *testing.T) {
@@ -65,8 +65,8 @@ func TestAllowListMatch(t *testing.T) {
 		entry AllowEntry
 		want  []*classify.Site
 	}{
-		{"fingerprint", AllowEntry{Fingerprint: Fingerprint(logLoss)}, []*classify.Site{logLoss}},
-		{"fingerprint, upper case", AllowEntry{Fingerprint: strings.ToUpper(Fingerprint(logLoss))}, []*classify.Site{logLoss}},
+		{"fingerprint", AllowEntry{Fingerprint: classify.Fingerprint(logLoss)}, []*classify.Site{logLoss}},
+		{"fingerprint, upper case", AllowEntry{Fingerprint: strings.ToUpper(classify.Fingerprint(logLoss))}, []*classify.Site{logLoss}},
 		{"python file:line", AllowEntry{Python: "programs/syncs.py:34"}, []*classify.Site{nonzero}},
 		{"python base name", AllowEntry{Python: "syncs.py:18"}, []*classify.Site{logLoss}},
 		{"python wrong line", AllowEntry{Python: "syncs.py:17"}, nil},
@@ -83,7 +83,7 @@ func TestAllowListMatch(t *testing.T) {
 			}
 			for _, s := range tc.want {
 				if got[s.ID] != "because" {
-					t.Errorf("site %s (%s) not matched: %v", s.ID, Where(s), got)
+					t.Errorf("site %s (%s) not matched: %v", s.ID, report.Where(s), got)
 				}
 			}
 		})
@@ -98,72 +98,18 @@ func TestAllowListMatch(t *testing.T) {
 	}
 }
 
-// TestFingerprintStable: an export's fingerprints are unique, 12 hex
-// digits, and the same on every load.
-func TestFingerprintStable(t *testing.T) {
-	lean := load(t, "syncs_lean.sqlite", "measured").analysis
-	again := load(t, "syncs_lean.sqlite", "measured").analysis
-	seen := map[string]bool{}
-	for i := range lean.Sites {
-		f := Fingerprint(&lean.Sites[i])
-		if len(f) != 12 || seen[f] {
-			t.Errorf("site %s: fingerprint %q not 12 hex digits or not unique", lean.Sites[i].ID, f)
+// TestAllowListAcceptsLegacyFingerprints: an allow-list written with the
+// fingerprints of earlier reports still matches the same sites.
+func TestAllowListAcceptsLegacyFingerprints(t *testing.T) {
+	a := load(t, "syncs_lean.sqlite", "measured").analysis
+	s := &a.Sites[0]
+	if classify.Fingerprint(s) == classify.LegacyFingerprint(s) {
+		t.Fatalf("site %s: new and legacy fingerprints agree (%s): nothing to test", s.ID, classify.Fingerprint(s))
+	}
+	for _, fp := range []string{classify.Fingerprint(s), classify.LegacyFingerprint(s), strings.ToUpper(classify.LegacyFingerprint(s))} {
+		l := &AllowList{Entries: []AllowEntry{{Fingerprint: fp, Reason: "known"}}}
+		if got := l.Match(a); got[s.ID] != "known" {
+			t.Errorf("entry %s did not match site %s (%v)", fp, s.ID, got)
 		}
-		seen[f] = true
-		if g := Fingerprint(&again.Sites[i]); g != f {
-			t.Errorf("site %s: fingerprint %s, then %s", lean.Sites[i].ID, f, g)
-		}
-	}
-}
-
-// TestFingerprintIgnoresCheckout: for the legacy fingerprint (still
-// accepted by allow-lists), the same program line in another checkout
-// directory keeps it; another line does not.
-func TestFingerprintIgnoresCheckout(t *testing.T) {
-	a := load(t, "syncs_backtrace.sqlite", "").analysis
-	s := a.Sites[siteWith(t, a, "log_loss")]
-	moved := s
-	moved.Location.File = strings.Replace(s.Location.File, "/work/main/", "/home/runner/work/nsyssync/", 1)
-	moved.Key = strings.Replace(s.Key, "/work/main/", "/home/runner/work/nsyssync/", 1)
-	if moved.Location.File == s.Location.File {
-		t.Fatalf("fixture path %q not under /work/main", s.Location.File)
-	}
-	if LegacyFingerprint(&moved) != LegacyFingerprint(&s) {
-		t.Errorf("fingerprint changed with the checkout directory")
-	}
-	other := s
-	other.Location.Line++
-	if LegacyFingerprint(&other) == LegacyFingerprint(&s) {
-		t.Errorf("another line, same fingerprint")
-	}
-}
-
-// TestFingerprintKeepsLibrarySitesApart: one program line that calls into a
-// library may hold several sites — one per library function that made
-// the syncs (transformers' generate(), Lightning's fit()); each keeps a
-// fingerprint of its own, and a site no library made keeps the
-// fingerprint of its file, line and calls alone.
-func TestFingerprintKeepsLibrarySitesApart(t *testing.T) {
-	for _, name := range []string{"lib_hf_generate.backtrace", "lib_lightning_pbar.backtrace", "ho2_lib_lightning_csvlogger.backtrace"} {
-		t.Run(name, func(t *testing.T) {
-			a := loadGz(t, filepath.Join("labelled", name+".sqlite.gz"))
-			seen := map[string]string{}
-			libs := 0
-			for i := range a.Sites {
-				s := &a.Sites[i]
-				if s.Location.Library != "" {
-					libs++
-				}
-				f := Fingerprint(s)
-				if other, dup := seen[f]; dup {
-					t.Errorf("sites %s and %s share fingerprint %s (%s:%d, library %q)", other, s.ID, f,
-						filepath.Base(s.Location.File), s.Location.Line, s.Location.Library)
-				}
-				seen[f] = s.ID
-			}
-			if libs < 2 {
-				t.Errorf("%d sites made inside a library, want at least 2", libs)
-			}
-		})
 	}
 }

@@ -1,4 +1,4 @@
-package report
+package gate
 
 import (
 	"fmt"
@@ -6,12 +6,13 @@ import (
 	"testing"
 
 	"github.com/nsyssync/nsyssync/classify"
+	"github.com/nsyssync/nsyssync/report"
 )
 
 // falseSites returns the false-dependency sites of an analysis, with the
 // classifier's verdicts; a test that needs one skips cleanly when the
 // classifier gives none.
-func falseSites(a *Analysis) []*classify.Site {
+func falseSites(a *report.Analysis) []*classify.Site {
 	var out []*classify.Site
 	for _, s := range a.Ordered() {
 		if s.Dependency == classify.DepFalse {
@@ -36,11 +37,11 @@ func TestGateBlockedBasis(t *testing.T) {
 	removable := logLoss.BlockedNs + free.BlockedNs
 	pct := 100 * float64(removable) / float64(a.Trace.Region.Duration)
 
-	g := a.Gate(pct - 0.01)
-	if !g.Failed || g.RemovableNs != removable || g.Basis != GateBasisBlocked || len(g.Counted) != 2 {
+	g := Decide(a, pct-0.01, Options{})
+	if !g.Failed || g.RemovableNs != removable || g.Basis != BasisBlocked || len(g.Counted) != 2 {
 		t.Errorf("just under the removable share: %+v, want failed on %d ns of 2 sites", g, removable)
 	}
-	if g := a.Gate(pct + 0.01); g.Failed {
+	if g := Decide(a, pct+0.01, Options{}); g.Failed {
 		t.Errorf("just over the removable share: failed: %s", g)
 	}
 	if !strings.Contains(g.String(), "FAILED") || !strings.Contains(g.String(), logLoss.ID) {
@@ -48,12 +49,12 @@ func TestGateBlockedBasis(t *testing.T) {
 	}
 
 	a.Allowed = (&AllowList{Entries: []AllowEntry{{Python: "syncs.py:60", Reason: "empty_cache on purpose"}}}).Match(a)
-	g = a.Gate(pct - 0.01)
+	g = Decide(a, pct-0.01, Options{})
 	if g.RemovableNs != logLoss.BlockedNs || len(g.Allowed) != 1 || g.Allowed[0] != free.ID {
 		t.Errorf("with free_memory allowed: %+v", g)
 	}
 	a.Allowed[logLoss.ID] = "logged on purpose"
-	if g := a.Gate(0); g.Failed || g.RemovableNs != 0 {
+	if g := Decide(a, 0, Options{}); g.Failed || g.RemovableNs != 0 {
 		t.Errorf("every false site allowed, yet %s", g)
 	}
 }
@@ -67,19 +68,19 @@ func TestGateSavingsBasis(t *testing.T) {
 	if len(fs) == 0 {
 		t.Skip("the classifier marks no site of syncs_lean false")
 	}
-	a.Estimates = &Estimates{Sites: map[string]SiteEstimate{}}
+	a.Estimates = &report.Estimates{Sites: map[string]report.SiteEstimate{}}
 	var want int64
 	for i, s := range a.Sites {
 		// Savings of a tenth of the blocked time plus the index: distinct
 		// per site, so that a wrong site in the sum shows.
 		e := s.BlockedNs/10 + int64(i)
-		a.Estimates.Sites[s.ID] = SiteEstimate{SavingsNs: e}
+		a.Estimates.Sites[s.ID] = report.SiteEstimate{SavingsNs: e}
 		if s.Dependency == classify.DepFalse {
 			want += e
 		}
 	}
-	g := a.GateWith(0, GateOptions{CountLikely: true})
-	if g.Basis != GateBasisSavings || g.RemovableNs != want || len(g.Counted) != len(fs) {
+	g := Decide(a, 0, Options{CountLikely: true})
+	if g.Basis != BasisSavings || g.RemovableNs != want || len(g.Counted) != len(fs) {
 		t.Errorf("gate %+v, want %d ns over %d sites", g, want, len(fs))
 	}
 	if g.Failed != (want > 0) {
@@ -121,7 +122,7 @@ func TestGateLikely(t *testing.T) {
 			if strings.Contains(tc.fixture, "backtrace") && (len(likely) != 0 || len(decided) == 0) {
 				t.Fatalf("backtrace trace: %d likely and %d decided false sites, want only decided ones", len(likely), len(decided))
 			}
-			g := a.GateWith(0, GateOptions{CountLikely: tc.countLikely})
+			g := Decide(a, 0, Options{CountLikely: tc.countLikely})
 			wantNs, wantSites := decidedNs, len(decided)
 			if tc.wantCounted == "all" {
 				wantNs, wantSites = decidedNs+likelyNs, len(decided)+len(likely)

@@ -1,12 +1,9 @@
-package report
+package gate
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"hash"
 	"io"
 	"strconv"
 	"strings"
@@ -15,6 +12,7 @@ import (
 
 	"github.com/nsyssync/nsyssync/classify"
 	"github.com/nsyssync/nsyssync/internal/safefile"
+	"github.com/nsyssync/nsyssync/report"
 )
 
 // DefaultAllowListFile is the allow-list the command reads from the
@@ -96,7 +94,7 @@ func ParseAllowList(r io.Reader, name string) (*AllowList, error) {
 
 // Match returns the sites the allow-list accepts, by site ID, with the
 // reason of the first entry that names each.
-func (l *AllowList) Match(a *Analysis) map[string]string {
+func (l *AllowList) Match(a *report.Analysis) map[string]string {
 	out := map[string]string{}
 	if l == nil {
 		return out
@@ -113,11 +111,11 @@ func (l *AllowList) Match(a *Analysis) map[string]string {
 	return out
 }
 
-func (e *AllowEntry) matches(a *Analysis, s *classify.Site) bool {
+func (e *AllowEntry) matches(a *report.Analysis, s *classify.Site) bool {
 	switch {
 	case e.Fingerprint != "":
 		fp := strings.TrimSpace(e.Fingerprint)
-		return strings.EqualFold(fp, Fingerprint(s)) || strings.EqualFold(fp, LegacyFingerprint(s))
+		return strings.EqualFold(fp, classify.Fingerprint(s)) || strings.EqualFold(fp, classify.LegacyFingerprint(s))
 	case e.Python != "":
 		file, line := splitFileLine(strings.TrimSpace(e.Python))
 		loc := s.Location
@@ -133,7 +131,7 @@ func (e *AllowEntry) matches(a *Analysis, s *classify.Site) bool {
 
 // hasNativeFrame reports whether a native frame of any of the site's syncs
 // contains symbol.
-func hasNativeFrame(a *Analysis, s *classify.Site, symbol string) bool {
+func hasNativeFrame(a *report.Analysis, s *classify.Site, symbol string) bool {
 	for _, i := range s.Syncs {
 		if i < 0 || i >= len(a.Trace.Syncs) {
 			continue
@@ -159,73 +157,4 @@ func splitFileLine(spec string) (string, int64) {
 		return spec, -1
 	}
 	return spec[:i], line
-}
-
-// Fingerprint names a site across runs: the identity classify gives it
-// (classify.Site.Fingerprint: the program, the place without its line,
-// NVTX path or stream, and a rank), or, for a site made without one, the
-// legacy fingerprint.
-func Fingerprint(s *classify.Site) string {
-	if s.Fingerprint != "" {
-		return s.Fingerprint
-	}
-	return LegacyFingerprint(s)
-}
-
-// LegacyFingerprint is the fingerprint reports gave before sites had an
-// identity of their own, still accepted by allow-lists: a short hash of
-// what groups its syncs — its APIs and the program's file (its last two
-// path elements) and line, else the site's grouping key (native call path,
-// or APIs, stream and NVTX path). It changes when lines move or NVTX
-// ranges are added, and unrelated programs can share it.
-func LegacyFingerprint(s *classify.Site) string {
-	h := sha256.New()
-	if f := s.Location.File; f != "" {
-		// "py|APIs|dir/file.py:line", hashed piece by piece: a name is
-		// never copied, however long.
-		elems := PathTail(f, 2)
-		tail := len(elems) - 1 // the slash between them
-		for _, e := range elems {
-			tail += len(e)
-		}
-		hashString(h, "py|"+strings.Join(s.APIs, "+")+"|")
-		hashString(h, f[len(f)-tail:])
-		hashString(h, ":"+strconv.FormatInt(s.Location.Line, 10))
-		// Sites a line holds apart keep apart: the library function that
-		// made the sync, and a set-up, tear-down or profiler phase. A site
-		// with neither keeps the fingerprint it always had.
-		if s.Location.Library != "" {
-			hashString(h, "|lib "+s.Location.Library+copyDirection(s.Key))
-		}
-		if s.Phase != classify.PhaseSteady {
-			hashString(h, "|phase "+string(s.Phase))
-		}
-	} else {
-		hashString(h, s.Key)
-	}
-	return hex.EncodeToString(h.Sum(nil)[:6])
-}
-
-// copyDirection is the "|copyN" part of a Python-frame site's key (the
-// direction of its copy), "" when it has none.
-func copyDirection(key string) string {
-	i := strings.Index(key, "|copy")
-	if i < 0 {
-		return ""
-	}
-	end := strings.IndexByte(key[i+1:], '|')
-	if end < 0 {
-		return key[i:]
-	}
-	return key[i : i+1+end]
-}
-
-// hashString writes s to h through a small buffer, without a copy of s.
-func hashString(h hash.Hash, s string) {
-	var buf [4096]byte
-	for len(s) > 0 {
-		n := copy(buf[:], s)
-		h.Write(buf[:n])
-		s = s[n:]
-	}
 }

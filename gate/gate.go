@@ -1,22 +1,30 @@
-package report
+// Package gate decides what the command line does with an analysis in CI:
+// the savings gate (--fail-on-savings, --gate-likely) fails a run when the
+// removable share of the region exceeds a limit, and the allow-list
+// (.nsyssync.yaml) names the sites that are known and accepted, by
+// fingerprint (the current or the legacy one), program line or native
+// frame. It reads a *report.Analysis and renders nothing.
+package gate
 
 import (
 	"fmt"
 	"strings"
 
 	"github.com/nsyssync/nsyssync/classify"
+	"github.com/nsyssync/nsyssync/internal/format"
+	"github.com/nsyssync/nsyssync/report"
 )
 
-// GateOptions tune the CI gate.
-type GateOptions struct {
+// Options tune the CI gate.
+type Options struct {
 	// CountLikely counts the likely-false sites too — false dependencies
 	// that only the call pattern suggests (classify.Site.Likely) —
 	// (--gate-likely). Without it only what the evidence decides counts.
 	CountLikely bool
 }
 
-// GateResult is the CI gate's decision on one analysis.
-type GateResult struct {
+// Result is the CI gate's decision on one analysis.
+type Result struct {
 	// ThresholdPct is --fail-on-savings: the largest removable share of
 	// the region, in percent, that passes.
 	ThresholdPct float64
@@ -43,24 +51,18 @@ type GateResult struct {
 
 // Gate bases.
 const (
-	GateBasisSavings = "estimated savings"
-	GateBasisBlocked = "host-blocked time (no savings estimate)"
+	BasisSavings = "estimated savings"
+	BasisBlocked = "host-blocked time (no savings estimate)"
 )
 
-// Gate decides the CI gate with GateOptions{}: only decided
-// false-dependency sites count.
-func (a *Analysis) Gate(thresholdPct float64) GateResult {
-	return a.GateWith(thresholdPct, GateOptions{})
-}
-
-// GateWith decides the CI gate: it fails when the removable
+// Decide decides the CI gate: it fails when the removable
 // (false-dependency) savings of the sites not in the allow-list exceed
 // thresholdPct percent of the region. Likely-false sites count only with
 // opt.CountLikely.
-func (a *Analysis) GateWith(thresholdPct float64, opt GateOptions) GateResult {
-	g := GateResult{ThresholdPct: thresholdPct, Basis: GateBasisBlocked, CountLikely: opt.CountLikely}
+func Decide(a *report.Analysis, thresholdPct float64, opt Options) Result {
+	g := Result{ThresholdPct: thresholdPct, Basis: BasisBlocked, CountLikely: opt.CountLikely}
 	if a.Estimated() {
-		g.Basis = GateBasisSavings
+		g.Basis = BasisSavings
 	}
 	for _, s := range a.Ordered() {
 		if s.Dependency != classify.DepFalse || !s.Phase.Counted() {
@@ -87,21 +89,21 @@ func (a *Analysis) GateWith(thresholdPct float64, opt GateOptions) GateResult {
 		g.Counted = append(g.Counted, s.ID)
 		g.RemovableNs += ns
 	}
-	g.RemovablePct = 100 * fraction(g.RemovableNs, a.Trace.Region.Duration)
-	g.LikelyPct = 100 * fraction(g.LikelyNs, a.Trace.Region.Duration)
+	g.RemovablePct = percentOf(g.RemovableNs, a.Trace.Region.Duration)
+	g.LikelyPct = percentOf(g.LikelyNs, a.Trace.Region.Duration)
 	g.Failed = g.RemovablePct > thresholdPct
 	return g
 }
 
 // String says the decision in one line.
-func (g GateResult) String() string {
+func (g Result) String() string {
 	verdict := "passed"
 	if g.Failed {
 		verdict = "FAILED"
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "savings gate %s: removable %s %s = %.2f%% of the region (limit %g%%)",
-		verdict, g.Basis, Duration(g.RemovableNs), g.RemovablePct, g.ThresholdPct)
+		verdict, g.Basis, format.Duration(g.RemovableNs), g.RemovablePct, g.ThresholdPct)
 	if len(g.Counted) > 0 {
 		fmt.Fprintf(&b, "; sites %s", strings.Join(g.Counted, ", "))
 	}
@@ -121,4 +123,13 @@ func (g GateResult) String() string {
 		}
 	}
 	return b.String()
+}
+
+// percentOf is part as a percentage of whole, 0 when whole is not
+// positive.
+func percentOf(part, whole int64) float64 {
+	if whole <= 0 {
+		return 0
+	}
+	return 100 * float64(part) / float64(whole)
 }
