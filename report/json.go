@@ -167,28 +167,28 @@ type ReplayJSON struct {
 
 // SyncJSON is one host-blocking event of the inventory.
 type SyncJSON struct {
-	ID        string     `json:"id"`
-	Site      string     `json:"site"`
-	Kind      string     `json:"kind"`
-	Reason    string     `json:"reason"`
-	APIs      []string   `json:"apis"`
-	Pid       int64      `json:"pid"`
-	Tid       int64      `json:"tid"`
-	Thread    string     `json:"thread,omitempty"`
-	StartNs   int64      `json:"start_ns"`
-	EndNs     int64      `json:"end_ns"`
-	BlockedNs int64      `json:"blocked_ns"`
-	Scope     string     `json:"scope"`
-	Device    *int64     `json:"device"`
-	Context   *int64     `json:"context,omitempty"`
-	Event     *int64     `json:"event,omitempty"`
-	Stream    *int64     `json:"stream"`
-	Legacy    bool       `json:"legacy_stream,omitempty"`
-	Resolved  bool       `json:"resolved"`
-	Copy      *CopyJSON  `json:"copy,omitempty"`
-	Waited    WaitedJSON `json:"waited_for"`
-	Gap       GapJSON    `json:"gpu_gap"`
-	NVTX      []string   `json:"nvtx"`
+	ID        string           `json:"id"`
+	Site      string           `json:"site"`
+	Kind      string           `json:"kind"`
+	Reason    string           `json:"reason"`
+	APIs      []string         `json:"apis"`
+	Pid       int64            `json:"pid"`
+	Tid       int64            `json:"tid"`
+	Thread    string           `json:"thread,omitempty"`
+	StartNs   int64            `json:"start_ns"`
+	EndNs     int64            `json:"end_ns"`
+	BlockedNs int64            `json:"blocked_ns"`
+	Scope     string           `json:"scope"`
+	Device    *trace.DeviceID  `json:"device"`
+	Context   *trace.ContextID `json:"context,omitempty"`
+	Event     *int64           `json:"event,omitempty"`
+	Stream    *trace.StreamID  `json:"stream"`
+	Legacy    bool             `json:"legacy_stream,omitempty"`
+	Resolved  bool             `json:"resolved"`
+	Copy      *CopyJSON        `json:"copy,omitempty"`
+	Waited    WaitedJSON       `json:"waited_for"`
+	Gap       GapJSON          `json:"gpu_gap"`
+	NVTX      []string         `json:"nvtx"`
 }
 
 // CopyJSON describes the copy behind an implicit sync.
@@ -317,7 +317,7 @@ func (a *Analysis) WriteJSON(w io.Writer) error {
 
 func syncJSON(t *trace.Trace, s *trace.Sync, site string) SyncJSON {
 	j := SyncJSON{ID: "e" + strconv.Itoa(int(s.Index)+1), Site: site, Kind: s.Kind.String(), Reason: s.Reason.String(), APIs: bounded(s.APIs()),
-		Pid: trace.PidOf(s.GlobalTid), Tid: trace.TidOf(s.GlobalTid), Thread: textsafe.Bound(t.Threads[s.GlobalTid].Name),
+		Pid: s.GlobalTid.Pid(), Tid: s.GlobalTid.Tid(), Thread: textsafe.Bound(t.Threads[s.GlobalTid].Name),
 		StartNs: s.Start, EndNs: s.End, BlockedNs: s.Duration(), Scope: s.Scope.String(), Legacy: s.Legacy, Resolved: s.Resolved,
 		Waited: WaitedJSON{Ops: s.Waited.Ops, BusyNs: s.Waited.BusyNs, LastEndNs: s.Waited.LastEnd},
 		Gap:    GapJSON{DeviceBusy: s.Gap.DeviceBusy, IdleBeforeNs: s.Gap.IdleBeforeNs, IdleAfterNs: s.Gap.IdleAfterNs},
@@ -375,7 +375,7 @@ func (a *Analysis) writeSyncLines(bw *bufio.Writer) {
 	t := a.Trace
 	site := a.siteIndex()
 	encode := func(b []byte, lo, hi int) []byte {
-		thread, threadOf := "", int64(0)
+		thread, threadOf := "", trace.NoThread
 		for i := lo; i < hi; i++ {
 			s := &t.Syncs[i]
 			if i == lo || s.GlobalTid != threadOf {

@@ -95,7 +95,10 @@ func (x *Export) attachPythonFrames(ctx context.Context, syncs []Sync, domains m
 	if len(pyDomains) == 0 {
 		return nil
 	}
-	type markKey struct{ tid, start int64 }
+	type markKey struct {
+		tid   GlobalTid
+		start int64
+	}
 	owner := map[markKey]int{}
 	for i := range syncs {
 		for _, c := range syncs[i].Calls() {
@@ -113,11 +116,11 @@ func (x *Export) attachPythonFrames(ctx context.Context, syncs []Sync, domains m
 	found := map[int]payload{}
 	strIDs := map[int64]bool{}
 	_, err := x.scanRows(ctx, "reading Python backtraces", q, []any{&tid, &start, &dom, &jsonText, &blob}, func() error {
-		if !pyDomainOf[domainKey{pidOf(tid.Int64), dom.Int64}] {
+		if !pyDomainOf[domainKey{GlobalTid(tid.Int64).Process(), dom.Int64}] {
 			return nil
 		}
 		ev.PythonMarks = true
-		i, ok := owner[markKey{tid.Int64, start.Int64}]
+		i, ok := owner[markKey{GlobalTid(tid.Int64), start.Int64}]
 		if !ok {
 			return nil
 		}

@@ -294,9 +294,9 @@ func (hw *hostWrites) attach(syncs []Sync) {
 		c.slot[1].flush()
 	}
 	hw.cursors = nil
-	byThread := map[int64][]int32{}
+	byThread := map[GlobalTid][]int32{}
 	for i := range syncs {
-		if hw.threads[syncs[i].GlobalTid] != nil {
+		if hw.threads[int64(syncs[i].GlobalTid)] != nil {
 			byThread[syncs[i].GlobalTid] = append(byThread[syncs[i].GlobalTid], int32(i))
 		}
 	}
@@ -308,7 +308,7 @@ func (hw *hostWrites) attach(syncs []Sync) {
 			}
 			return sa.Start < sb.Start
 		})
-		tw := hw.threads[tid]
+		tw := hw.threads[int64(tid)]
 		latest := int64(math.MinInt64) // prefix maximum of last
 		done := -1                     // the last sync (in list) given a write
 		for k, w := range tw.start {

@@ -33,9 +33,9 @@ func isHostMappedName(raw string) bool {
 // call, or unified-memory migrations in its memcpy activity (copyKind 11,
 // 12: managed memory, a __managed__ variable's included, moving between
 // host and device) or a memset of managed memory.
-type hostMapped map[int64]string
+type hostMapped map[GlobalPid]string
 
-func (h hostMapped) note(pid int64, why string) {
+func (h hostMapped) note(pid GlobalPid, why string) {
 	if _, ok := h[pid]; !ok {
 		h[pid] = why
 	}
@@ -70,11 +70,11 @@ func (x *Export) loadHostMappedCalls(ctx context.Context, h hostMapped) error {
 	}
 	sort.Slice(ids, func(a, b int) bool { return ids[a] < ids[b] })
 	// A call says more than the activity it leaves: it replaces it.
-	called := map[int64]bool{}
+	called := map[GlobalPid]bool{}
 	var tid, nameID sql.NullInt64
 	q = fmt.Sprintf(`SELECT globalTid, nameId FROM %s WHERE nameId IN (%s) GROUP BY globalTid >> 24, nameId`, s.Name(tableRuntime), inList(ids))
 	_, err := x.scanRows(ctx, "reading mapped-memory calls", q, []any{&tid, &nameID}, func() error {
-		if pid := pidOf(tid.Int64); !called[pid] {
+		if pid := GlobalTid(tid.Int64).Process(); !called[pid] {
 			called[pid], h[pid] = true, "it calls "+names[nameID.Int64]
 		}
 		return nil

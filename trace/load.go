@@ -117,7 +117,7 @@ func (x *Export) Load(ctx context.Context, opt LoadOptions) (*Trace, error) {
 		t.Warnings = append(t.Warnings, fmt.Sprintf("export schema %s predates 3.9.0, whose callchainId was off by one: native frames may belong to the neighbouring call", s.SchemaVersion))
 	}
 
-	tids := map[int64]bool{}
+	tids := map[GlobalTid]bool{}
 	for _, sy := range syncs {
 		tids[sy.GlobalTid] = true
 	}
@@ -169,7 +169,7 @@ func (t *Trace) BlockedNs() int64 {
 
 // UsedGPUs returns the GPUs the syncs ran against, or all when unknown.
 func (t *Trace) UsedGPUs() []GPU {
-	used := map[int64]bool{}
+	used := map[DeviceID]bool{}
 	for _, s := range t.Syncs {
 		if s.Device >= 0 {
 			used[s.Device] = true

@@ -134,7 +134,7 @@ const maxCaseNames = 16
 // that every call is counted once with the twin's callchain.
 // Calls for which keep says false are dropped as they stream past. hw,
 // when not nil, is shown every row of the table (hostWrites.see).
-func (x *Export) loadCalls(ctx context.Context, names apiNames, keep func(CallKind, int64, int64) bool, hw *hostWrites, st *Stats) ([]Call, error) {
+func (x *Export) loadCalls(ctx context.Context, names apiNames, keep func(CallKind, GlobalPid, int64) bool, hw *hostWrites, st *Stats) ([]Call, error) {
 	if len(names.byID) == 0 {
 		return nil, nil
 	}
@@ -212,7 +212,10 @@ func (x *Export) loadCalls(ctx context.Context, names apiNames, keep func(CallKi
 
 type twin struct{ start, chain int64 }
 
-type tidCorr struct{ tid, corr int64 }
+type tidCorr struct {
+	tid  GlobalTid
+	corr int64
+}
 
 // callPart is what one part of the runtime table gave.
 type callPart struct {
@@ -223,7 +226,7 @@ type callPart struct {
 
 // reader returns the function that folds the rows of one part of the
 // runtime table into it.
-func (r *callPart) reader(names map[int64]apiName, keep func(CallKind, int64, int64) bool, dedupe bool) func(v []sql.NullInt64) error {
+func (r *callPart) reader(names map[int64]apiName, keep func(CallKind, GlobalPid, int64) bool, dedupe bool) func(v []sql.NullInt64) error {
 	var seen map[tidCorr]int
 	if dedupe {
 		seen = map[tidCorr]int{}
@@ -232,12 +235,12 @@ func (r *callPart) reader(names map[int64]apiName, keep func(CallKind, int64, in
 		r.rows++
 		name := names[v[5].Int64]
 		class := v[2].Int64
-		key := tidCorr{v[3].Int64, intOr(v[4], -1)}
+		key := tidCorr{GlobalTid(v[3].Int64), intOr(v[4], -1)}
 		if class == 67 { // TRACE_PROCESS_EVENT_CUDABACKTRACE
 			r.twins[key] = twin{start: v[0].Int64, chain: intOr(v[6], -1)}
 			return nil
 		}
-		if (class != 0 && class != 1) || !keep(name.kind, pidOf(key.tid), key.corr) {
+		if (class != 0 && class != 1) || !keep(name.kind, key.tid.Process(), key.corr) {
 			return nil
 		}
 		if seen != nil && key.corr >= 0 {
@@ -251,7 +254,7 @@ func (r *callPart) reader(names map[int64]apiName, keep func(CallKind, int64, in
 		}
 		r.calls.append(Call{
 			Name: name.name, Kind: name.kind,
-			Start: v[0].Int64, End: v[1].Int64, GlobalTid: v[3].Int64,
+			Start: v[0].Int64, End: v[1].Int64, GlobalTid: key.tid,
 			CorrelationID: key.corr,
 			CallchainID:   intOr(v[6], -1), TwinStart: -1,
 			async: name.async, peer: name.peer,

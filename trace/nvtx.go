@@ -22,7 +22,10 @@ const (
 const PythonBacktraceDomain = "Python Backtrace on CUDA"
 
 // domainKey identifies an NVTX domain: ids are per process.
-type domainKey struct{ pid, id int64 }
+type domainKey struct {
+	pid GlobalPid
+	id  int64
+}
 
 // loadDomains reads the domain names (eventType 75 rows).
 func (x *Export) loadDomains(ctx context.Context) (map[domainKey]string, error) {
@@ -34,7 +37,7 @@ func (x *Export) loadDomains(ctx context.Context) (map[domainKey]string, error) 
 	var dom, tid sql.NullInt64
 	var text sql.NullString
 	_, err := x.scanRows(ctx, "reading NVTX domains", q, []any{&dom, &tid, &text}, func() error {
-		out[domainKey{pidOf(tid.Int64), dom.Int64}] = text.String
+		out[domainKey{GlobalTid(tid.Int64).Process(), dom.Int64}] = text.String
 		return nil
 	})
 	return out, err
@@ -63,7 +66,7 @@ func (x *Export) findRegion(ctx context.Context, spec string, domains map[domain
 		s.col(tableNVTX, "textId", "NULL"), s.Name(tableStrings))
 	v, dest := nullInts(4)
 	_, err := x.scanRows(ctx, "finding the NVTX range", q, dest, func() error {
-		if domain != "" && domains[domainKey{pidOf(v[2].Int64), v[3].Int64}] != domain {
+		if domain != "" && domains[domainKey{GlobalTid(v[2].Int64).Process(), v[3].Int64}] != domain {
 			return nil
 		}
 		r.Intervals = append(r.Intervals, Interval{Start: v[0].Int64, End: v[1].Int64})
@@ -108,8 +111,8 @@ func (x *Export) attachRanges(ctx context.Context, syncs []Sync, domains map[dom
 		return nil
 	}
 	// syncs are in time order, so each list is sorted by Start.
-	byThread := syncLists(syncs, func(s *Sync) int64 { return s.GlobalTid })
-	byProcess := syncLists(syncs, func(s *Sync) int64 { return s.GlobalPid })
+	byThread := syncLists(syncs, func(s *Sync) GlobalTid { return s.GlobalTid })
+	byProcess := syncLists(syncs, func(s *Sync) GlobalPid { return s.GlobalPid })
 	var hits rangeHits
 	q := fmt.Sprintf(`SELECT start, "end", eventType, globalTid, text, %s, %s FROM %s WHERE eventType IN (%d,%d,%d,%d) AND "end" IS NOT NULL`,
 		s.col(tableNVTX, "textId", "NULL"), s.col(tableNVTX, "domainId", "0"), s.Name(tableNVTX),
@@ -117,9 +120,9 @@ func (x *Export) attachRanges(ctx context.Context, syncs []Sync, domains map[dom
 	var start, end, typ, tid, textID, dom sql.NullInt64
 	var text sql.NullString
 	n, err := x.scanRows(ctx, "reading NVTX ranges", q, []any{&start, &end, &typ, &tid, &text, &textID, &dom}, func() error {
-		list := byThread[tid.Int64]
+		list := byThread[GlobalTid(tid.Int64)]
 		if typ.Int64 == nvtxStartEnd || typ.Int64 == nvtxtStartEnd {
-			list = byProcess[pidOf(tid.Int64)]
+			list = byProcess[GlobalTid(tid.Int64).Process()]
 		}
 		k := sort.Search(len(list), func(i int) bool { return syncs[list[i]].Start >= start.Int64 })
 		r := int32(-1) // the row in hits.ranges, once it encloses a sync
@@ -128,7 +131,7 @@ func (x *Export) attachRanges(ctx context.Context, syncs []Sync, domains map[dom
 				continue
 			}
 			if r < 0 {
-				ref := RangeRef{Name: text.String, Domain: domains[domainKey{pidOf(tid.Int64), dom.Int64}], Start: start.Int64, End: end.Int64}
+				ref := RangeRef{Name: text.String, Domain: domains[domainKey{GlobalTid(tid.Int64).Process(), dom.Int64}], Start: start.Int64, End: end.Int64}
 				id := int64(-1)
 				if ref.Name == "" && textID.Valid {
 					id = textID.Int64

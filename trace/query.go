@@ -264,12 +264,3 @@ func (x *Export) lookupStrings(ctx context.Context, ids map[int64]bool) (map[int
 	}
 	return out, nil
 }
-
-// pidOf returns the globalPid of a globalTid (tid bits cleared).
-func pidOf(globalTid int64) int64 { return globalTid &^ 0xFFFFFF }
-
-// PidOf returns the operating-system pid encoded in a globalTid or globalPid.
-func PidOf(global int64) int64 { return (global >> 24) & 0xFFFFFF }
-
-// TidOf returns the operating-system tid encoded in a globalTid.
-func TidOf(globalTid int64) int64 { return globalTid & 0xFFFFFF }

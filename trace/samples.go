@@ -81,7 +81,7 @@ func (x *Export) attachSamples(ctx context.Context, syncs []Sync, t *Trace) erro
 		!s.HasColumn(tableSampleChains, "id") || !s.HasColumn(tableSampleChains, "symbol") || !s.HasColumn(tableSampleChains, "stackDepth") {
 		return nil
 	}
-	byThread := map[int64]*threadSyncs{}
+	byThread := map[GlobalTid]*threadSyncs{}
 	for i := range syncs {
 		ts := byThread[syncs[i].GlobalTid]
 		if ts == nil {
@@ -113,7 +113,7 @@ func (x *Export) attachSamples(ctx context.Context, syncs []Sync, t *Trace) erro
 		mu.Unlock()
 		return func(v []sql.NullInt64) error {
 			if ts == nil || v[1].Int64 != tid {
-				tid, ts, hint = v[1].Int64, byThread[v[1].Int64], 0
+				tid, ts, hint = v[1].Int64, byThread[GlobalTid(v[1].Int64)], 0
 			}
 			if ts == nil {
 				return nil

@@ -39,7 +39,7 @@ type TimelineCall struct {
 	Name          string // normalised
 	Kind          CallKind
 	Start, End    int64
-	GlobalTid     int64
+	GlobalTid     GlobalTid
 	CorrelationID int64
 }
 
@@ -48,11 +48,11 @@ type Op struct {
 	Kind          OpKind
 	Name          string // kernel short name, copy direction, …
 	Start, End    int64
-	Device        int64
-	Context       int64
-	Stream        int64
+	Device        DeviceID
+	Context       ContextID
+	Stream        StreamID
 	CorrelationID int64
-	GlobalPid     int64
+	GlobalPid     GlobalPid
 	Bytes         int64 // memcpy and memset
 	// Launch is a kernel's launch configuration (zero for other ops, and
 	// where the export lacks the columns).
@@ -87,10 +87,10 @@ func (l KernelLaunch) SharedBytes() int64 {
 // StreamWait is a cudaStreamWaitEvent: Stream waits for the work that
 // RecordStream had enqueued before the record call RecordCorrelationID.
 type StreamWait struct {
-	GlobalPid           int64
+	GlobalPid           GlobalPid
 	CorrelationID       int64 // of the wait call
-	Stream              int64
-	RecordStream        int64
+	Stream              StreamID
+	RecordStream        StreamID
 	RecordCorrelationID int64
 }
 
@@ -155,7 +155,7 @@ func (x *Export) timelineCalls(ctx context.Context, tls []*Timeline, rd timeline
 	isCall := func(v []sql.NullInt64) bool { return v[5].Valid && (v[5].Int64 == 0 || v[5].Int64 == 1) }
 	keepSQL := x.Schema.col(tableRuntime, "eventClass", "0") + " IN (0, 1)"
 	err := x.scanQueries(ctx, "reading the timeline's API calls", tableRuntime, cols, isCall, keepSQL, rd, func(v []sql.NullInt64, window int) error {
-		c := TimelineCall{Start: v[0].Int64, End: v[1].Int64, GlobalTid: v[2].Int64, CorrelationID: intOr(v[3], -1)}
+		c := TimelineCall{Start: v[0].Int64, End: v[1].Int64, GlobalTid: GlobalTid(v[2].Int64), CorrelationID: intOr(v[3], -1)}
 		nameIDs[v[4].Int64] = true
 		eachWindow(tls, window, c.Start, c.End, func(k int) {
 			tls[k].Calls = append(tls[k].Calls, c)
@@ -219,8 +219,8 @@ func (x *Export) timelineOps(ctx context.Context, tls []*Timeline, rd timelineRe
 			cols = append(cols, colOr(launch+c, 0))
 		}
 		err := x.scanQueries(ctx, "reading the timeline's GPU ops", src.table, cols, nil, "", rd, func(v []sql.NullInt64, window int) error {
-			op := Op{Kind: src.kind, Start: v[0].Int64, End: v[1].Int64, Device: v[2].Int64, Context: v[3].Int64, Stream: v[4].Int64,
-				CorrelationID: v[5].Int64, GlobalPid: v[6].Int64, Bytes: v[7].Int64, Launch: launchOf(v[10:])}
+			op := Op{Kind: src.kind, Start: v[0].Int64, End: v[1].Int64, Device: DeviceID(v[2].Int64), Context: ContextID(v[3].Int64), Stream: StreamID(v[4].Int64),
+				CorrelationID: v[5].Int64, GlobalPid: GlobalPid(v[6].Int64), Bytes: v[7].Int64, Launch: launchOf(v[10:])}
 			nameID := int64(-1)
 			switch src.kind {
 			case OpKernel:
@@ -291,7 +291,7 @@ func (x *Export) timelineWaits(ctx context.Context, tls []*Timeline, rd timeline
 				isWait[c.Name] = w
 			}
 			if w {
-				key := callKey{pidOf(c.GlobalTid), c.CorrelationID}
+				key := callKey{int64(c.GlobalTid.Process()), c.CorrelationID}
 				want[key] = append(want[key], k)
 			}
 		}
@@ -312,13 +312,13 @@ func (x *Export) timelineWaits(ctx context.Context, tls []*Timeline, rd timeline
 		if len(in) == 0 {
 			return nil
 		}
-		rec := syncRecord{stream: stream.Int64, eventID: intOr(eventID, -1), eventSyncID: intOr(eventSyncID, -1)}
-		if r, ok := act.eventRecordFor(k.pid, rec, k.corr); ok {
+		rec := syncRecord{stream: StreamID(stream.Int64), eventID: intOr(eventID, -1), eventSyncID: intOr(eventSyncID, -1)}
+		if r, ok := act.eventRecordFor(GlobalPid(k.pid), rec, k.corr); ok {
 			for _, w := range in {
 				if window >= 0 && w != window {
 					continue // another window's query reads its own
 				}
-				tls[w].Waits = append(tls[w].Waits, StreamWait{GlobalPid: k.pid, CorrelationID: k.corr, Stream: rec.stream,
+				tls[w].Waits = append(tls[w].Waits, StreamWait{GlobalPid: GlobalPid(k.pid), CorrelationID: k.corr, Stream: rec.stream,
 					RecordStream: r.stream, RecordCorrelationID: r.corr})
 			}
 		}

@@ -244,7 +244,7 @@ func (x *Export) eventRecordsOf(ctx context.Context, tls []*Timeline) (*activity
 		where: strings.Join(conds, " OR "), keep: inSpan}
 	_, err := x.scanInts(ctx, scan, func(_, _ int) func(v []sql.NullInt64) error {
 		return func(v []sql.NullInt64) error {
-			rows.add(v[1].Int64, eventRecord{corr: v[0].Int64, device: v[2].Int64, context: v[3].Int64, stream: v[4].Int64,
+			rows.add(v[1].Int64, eventRecord{corr: v[0].Int64, device: DeviceID(v[2].Int64), context: ContextID(v[3].Int64), stream: StreamID(v[4].Int64),
 				eventID: intOr(v[5], -1), eventSyncID: intOr(v[6], -1)})
 			return nil
 		}
