@@ -9,6 +9,10 @@ import (
 	"sync/atomic"
 )
 
+// gpuLoader streams the GPU ops (kernels, copies, memsets, graphs) once
+// through the per-sync accumulators of an opIndex. It reads through the export's source.
+type gpuLoader struct{ *source }
+
 // gpuOp is one kernel, memcpy, memset or graph launch as the scan sees it.
 type gpuOp struct {
 	start, end int64
@@ -312,8 +316,8 @@ func (ix *opIndex) fillGaps(g *gapGroup) {
 // index, split by rowid ranges over the available cores. Graph launches
 // traced at graph level (the default) have a GRAPH_TRACE row instead of
 // kernel rows.
-func (x *Export) scanGPU(ctx context.Context, ix *opIndex) (gpuSpan, error) {
-	s := x.Schema
+func (ld gpuLoader) scanGPU(ctx context.Context, ix *opIndex) (gpuSpan, error) {
+	s := ld.Schema
 	spans := make([]gpuSpan, runtime.GOMAXPROCS(0))
 	for w := range spans {
 		spans[w] = newGPUSpan()
@@ -339,7 +343,7 @@ func (x *Export) scanGPU(ctx context.Context, ix *opIndex) (gpuSpan, error) {
 			}
 		}
 		scan := intScan{what: "reading GPU activity", table: t, cols: cols}
-		_, err := x.scanInts(ctx, scan, func(w, _ int) func(v []sql.NullInt64) error {
+		_, err := ld.scanInts(ctx, scan, func(w, _ int) func(v []sql.NullInt64) error {
 			span, cur := &spans[w], &cursor{}
 			return func(v []sql.NullInt64) error {
 				op := gpuOp{start: v[0].Int64, end: v[1].Int64, device: DeviceID(v[2].Int64), stream: StreamID(v[3].Int64),
@@ -370,7 +374,7 @@ func (x *Export) scanGPU(ctx context.Context, ix *opIndex) (gpuSpan, error) {
 	}
 	ix.finish()
 	if ix.nb != nil {
-		lookup := func(ids map[int64]bool) (map[int64]string, error) { return x.lookupStrings(ctx, ids) }
+		lookup := func(ids map[int64]bool) (map[int64]string, error) { return ld.lookupStrings(ctx, ids) }
 		if err := ix.nb.finish(ix.syncs, lookup); err != nil {
 			return gpuSpan{}, err
 		}

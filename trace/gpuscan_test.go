@@ -60,7 +60,7 @@ func TestGPUScanMatchesBruteForce(t *testing.T) {
 		if err != nil {
 			t.Fatalf("Load(%s): %v", path, err)
 		}
-		si, err := x.loadStreams(context.Background())
+		si, err := contextLoader{x.src}.loadStreams(context.Background())
 		if err != nil {
 			t.Fatalf("%s: streams: %v", path, err)
 		}

@@ -142,7 +142,7 @@ func TestWroteAfterMatchesBruteForce(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Open(%s): %v", path, err)
 			}
-			x.sqlOnly = sqlOnly
+			x.src.sqlOnly = sqlOnly
 			tr, err := x.Load(context.Background(), LoadOptions{})
 			x.Close()
 			if errors.Is(err, ErrNoCUDATrace) {

@@ -44,8 +44,8 @@ func (h hostMapped) note(pid GlobalPid, why string) {
 // loadHostMappedCalls adds to h the processes that call one of
 // hostMappedAPIs (the call, when there is one, is the evidence given): a
 // scan of the runtime table, made only when StringIds names one.
-func (x *Export) loadHostMappedCalls(ctx context.Context, h hostMapped) error {
-	s := x.Schema
+func (ld activityLoader) loadHostMappedCalls(ctx context.Context, h hostMapped) error {
+	s := ld.Schema
 	if !s.HasColumn(tableStrings, "value") || !s.HasColumn(tableRuntime, "nameId") || !s.HasColumn(tableRuntime, "globalTid") {
 		return nil
 	}
@@ -53,7 +53,7 @@ func (x *Export) loadHostMappedCalls(ctx context.Context, h hostMapped) error {
 	var val sql.NullString
 	names := map[int64]string{}
 	q := fmt.Sprintf(`SELECT id, value FROM %s WHERE value GLOB 'cu*Managed*' OR value GLOB 'cu*HostGetDevicePointer*'`, s.Name(tableStrings))
-	if _, err := x.scanRows(ctx, "reading mapped-memory API names", q, []any{&id, &val}, func() error {
+	if _, err := ld.scanRows(ctx, "reading mapped-memory API names", q, []any{&id, &val}, func() error {
 		if isHostMappedName(val.String) {
 			names[id.Int64] = NormalizeName(val.String)
 		}
@@ -73,7 +73,7 @@ func (x *Export) loadHostMappedCalls(ctx context.Context, h hostMapped) error {
 	called := map[GlobalPid]bool{}
 	var tid, nameID sql.NullInt64
 	q = fmt.Sprintf(`SELECT globalTid, nameId FROM %s WHERE nameId IN (%s) GROUP BY globalTid >> 24, nameId`, s.Name(tableRuntime), inList(ids))
-	_, err := x.scanRows(ctx, "reading mapped-memory calls", q, []any{&tid, &nameID}, func() error {
+	_, err := ld.scanRows(ctx, "reading mapped-memory calls", q, []any{&tid, &nameID}, func() error {
 		if pid := GlobalTid(tid.Int64).Process(); !called[pid] {
 			called[pid], h[pid] = true, "it calls "+names[nameID.Int64]
 		}

@@ -7,6 +7,12 @@ import (
 	"sync"
 )
 
+// activityLoader reads the GPU activity that tells what a call did or waited
+// for: the memcpy and memset rows, the synchronization rows and the event
+// records, and (hostmapped.go) the processes using memory the host reads
+// without a copy. It reads through the export's source.
+type activityLoader struct{ *source }
+
 // syncRecord is a CUPTI_ACTIVITY_KIND_SYNCHRONIZATION row: the stream,
 // context or event a sync call waited on.
 type syncRecord struct {
@@ -45,9 +51,9 @@ type activity struct {
 // wait. The filters run in SQL: device-to-device and peer copies never
 // block and never pair with a sync, and a memset blocks only into pinned
 // or managed memory, so those rows are not read at all.
-func (x *Export) loadCopies(ctx context.Context, st *Stats) (*activity, error) {
+func (ld activityLoader) loadCopies(ctx context.Context, st *Stats) (*activity, error) {
 	act := &activity{mapped: hostMapped{}}
-	s := x.Schema
+	s := ld.Schema
 	var rows corrRows[Copy]
 	var mu sync.Mutex // rows is shared by the workers
 	if s.HasColumn(tableMemcpy, "correlationId") && s.HasColumn(tableMemcpy, "copyKind") {
@@ -63,7 +69,7 @@ func (x *Export) loadCopies(ctx context.Context, st *Stats) (*activity, error) {
 				}
 				return v[8].Valid
 			}}
-		n, err := x.scanInts(ctx, scan, func(_, _ int) func(v []sql.NullInt64) error {
+		n, err := ld.scanInts(ctx, scan, func(_, _ int) func(v []sql.NullInt64) error {
 			return func(v []sql.NullInt64) error {
 				c := Copy{Direction: CopyKind(v[8].Int64), SrcKind: MemKind(intOr(v[9], -1)), DstKind: MemKind(intOr(v[10], -1)),
 					Bytes: v[7].Int64, Start: v[2].Int64, End: v[3].Int64, Device: DeviceID(v[4].Int64), Context: ContextID(v[5].Int64), Stream: StreamID(v[6].Int64),
@@ -91,7 +97,7 @@ func (x *Export) loadCopies(ctx context.Context, st *Stats) (*activity, error) {
 			keep: func(v []sql.NullInt64) bool {
 				return v[8].Valid && (MemKind(v[8].Int64) == MemPinned || MemKind(v[8].Int64) == MemManaged)
 			}}
-		n, err := x.scanInts(ctx, scan, func(_, _ int) func(v []sql.NullInt64) error {
+		n, err := ld.scanInts(ctx, scan, func(_, _ int) func(v []sql.NullInt64) error {
 			return func(v []sql.NullInt64) error {
 				c := Copy{Memset: true, DstKind: MemKind(v[8].Int64), SrcKind: MemUnknown, Bytes: v[7].Int64,
 					Start: v[2].Int64, End: v[3].Int64, Device: DeviceID(v[4].Int64), Context: ContextID(v[5].Int64), Stream: StreamID(v[6].Int64),
@@ -148,8 +154,8 @@ func (a *activity) keepCall(kind CallKind, pid GlobalPid, corr int64) bool {
 }
 
 // loadSyncRecords reads the synchronization rows and the event records.
-func (x *Export) loadSyncRecords(ctx context.Context, act *activity, st *Stats) error {
-	s := x.Schema
+func (ld activityLoader) loadSyncRecords(ctx context.Context, act *activity, st *Stats) error {
+	s := ld.Schema
 	if s.HasColumn(tableSync, "correlationId") {
 		// Every row is kept: the table holds a row for each sync call, all
 		// of which are loaded, and one for each stream wait, which are few.
@@ -158,7 +164,7 @@ func (x *Export) loadSyncRecords(ctx context.Context, act *activity, st *Stats) 
 		scan := intScan{what: "reading synchronization records", table: tableSync,
 			cols: []intCol{col("correlationId"), colOr("globalPid", 0), col("deviceId"), col("contextId"), col("streamId"),
 				colOr("eventId", -1), colOr("eventSyncId", -1)}}
-		n, err := x.scanInts(ctx, scan, func(_, _ int) func(v []sql.NullInt64) error {
+		n, err := ld.scanInts(ctx, scan, func(_, _ int) func(v []sql.NullInt64) error {
 			return func(v []sql.NullInt64) error {
 				r := syncRecord{device: DeviceID(v[2].Int64), context: ContextID(v[3].Int64), stream: StreamID(v[4].Int64),
 					eventID: intOr(v[5], -1), eventSyncID: intOr(v[6], -1)}
@@ -174,19 +180,19 @@ func (x *Export) loadSyncRecords(ctx context.Context, act *activity, st *Stats) 
 		st.RowsScanned += n
 		act.syncIndex, act.syncs = rows.index()
 	}
-	return x.loadEventRecords(ctx, act, st)
+	return ld.loadEventRecords(ctx, act, st)
 }
 
 // loadEventRecords reads CUPTI_ACTIVITY_KIND_CUDA_EVENT: one row per event
 // record, keyed by eventSyncId and by event handle.
-func (x *Export) loadEventRecords(ctx context.Context, act *activity, st *Stats) error {
-	s := x.Schema
+func (ld activityLoader) loadEventRecords(ctx context.Context, act *activity, st *Stats) error {
+	s := ld.Schema
 	if s.HasColumn(tableCudaEvent, "correlationId") && s.HasColumn(tableCudaEvent, "streamId") {
 		var rows eventRows
 		scan := intScan{what: "reading CUDA event records", table: tableCudaEvent, serial: true,
 			cols: []intCol{col("correlationId"), colOr("globalPid", 0), col("deviceId"), col("contextId"), col("streamId"),
 				colOr("eventId", -1), colOr("eventSyncId", -1)}}
-		n, err := x.scanInts(ctx, scan, func(_, _ int) func(v []sql.NullInt64) error {
+		n, err := ld.scanInts(ctx, scan, func(_, _ int) func(v []sql.NullInt64) error {
 			return func(v []sql.NullInt64) error {
 				r := eventRecord{corr: v[0].Int64, device: DeviceID(v[2].Int64), context: ContextID(v[3].Int64), stream: StreamID(v[4].Int64),
 					eventID: intOr(v[5], -1), eventSyncID: intOr(v[6], -1)}

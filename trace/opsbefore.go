@@ -17,8 +17,8 @@ const MaxOpsBefore = 24
 // to it. Only the outermost ranges are kept, the latest MaxOpsBefore of
 // them, in time order. The ranges from `from` on are streamed once in start
 // order, so memory stays bounded by the number of syncs.
-func (x *Export) attachOpsBefore(ctx context.Context, syncs []Sync, domains map[domainKey]string, from int64) error {
-	s := x.Schema
+func (ld nvtxLoader) attachOpsBefore(ctx context.Context, syncs []Sync, domains map[domainKey]string, from int64) error {
+	s := ld.Schema
 	if len(syncs) == 0 || !s.HasColumn(tableNVTX, "start") || !s.HasColumn(tableNVTX, "globalTid") {
 		return nil
 	}
@@ -48,7 +48,7 @@ func (x *Export) attachOpsBefore(ctx context.Context, syncs []Sync, domains map[
 		s.col(tableNVTX, "textId", "NULL"), s.col(tableNVTX, "domainId", "0"), s.Name(tableNVTX), nvtxPushPop, nvtxtPushPop)
 	var start, end, tid, textID, dom sql.NullInt64
 	var text sql.NullString
-	_, err := x.scanRows(ctx, "reading the NVTX ranges before each sync", q, []any{&start, &end, &tid, &text, &textID, &dom}, func() error {
+	_, err := ld.scanRows(ctx, "reading the NVTX ranges before each sync", q, []any{&start, &end, &tid, &text, &textID, &dom}, func() error {
 		list := byThread[GlobalTid(tid.Int64)]
 		k := sort.Search(len(list), func(j int) bool { return syncs[list[j]].Start >= end.Int64 })
 		if k == len(list) {
@@ -79,7 +79,7 @@ func (x *Export) attachOpsBefore(ctx context.Context, syncs []Sync, domains map[
 			}
 		}
 	}
-	strs, err := x.lookupStrings(ctx, ids)
+	strs, err := ld.lookupStrings(ctx, ids)
 	if err != nil {
 		return err
 	}
