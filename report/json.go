@@ -167,28 +167,28 @@ type ReplayJSON struct {
 
 // SyncJSON is one host-blocking event of the inventory.
 type SyncJSON struct {
-	ID        string           `json:"id"`
-	Site      string           `json:"site"`
-	Kind      string           `json:"kind"`
-	Reason    string           `json:"reason"`
-	APIs      []string         `json:"apis"`
-	Pid       int64            `json:"pid"`
-	Tid       int64            `json:"tid"`
-	Thread    string           `json:"thread,omitempty"`
-	StartNs   int64            `json:"start_ns"`
-	EndNs     int64            `json:"end_ns"`
-	BlockedNs int64            `json:"blocked_ns"`
-	Scope     string           `json:"scope"`
-	Device    *trace.DeviceID  `json:"device"`
-	Context   *trace.ContextID `json:"context,omitempty"`
-	Event     *int64           `json:"event,omitempty"`
-	Stream    *trace.StreamID  `json:"stream"`
-	Legacy    bool             `json:"legacy_stream,omitempty"`
-	Resolved  bool             `json:"resolved"`
-	Copy      *CopyJSON        `json:"copy,omitempty"`
-	Waited    WaitedJSON       `json:"waited_for"`
-	Gap       GapJSON          `json:"gpu_gap"`
-	NVTX      []string         `json:"nvtx"`
+	ID        string     `json:"id"`
+	Site      string     `json:"site"`
+	Kind      string     `json:"kind"`
+	Reason    string     `json:"reason"`
+	APIs      []string   `json:"apis"`
+	Pid       int64      `json:"pid"`
+	Tid       int64      `json:"tid"`
+	Thread    string     `json:"thread,omitempty"`
+	StartNs   int64      `json:"start_ns"`
+	EndNs     int64      `json:"end_ns"`
+	BlockedNs int64      `json:"blocked_ns"`
+	Scope     string     `json:"scope"`
+	Device    *int64     `json:"device"`
+	Context   *int64     `json:"context,omitempty"`
+	Event     *int64     `json:"event,omitempty"`
+	Stream    *int64     `json:"stream"`
+	Legacy    bool       `json:"legacy_stream,omitempty"`
+	Resolved  bool       `json:"resolved"`
+	Copy      *CopyJSON  `json:"copy,omitempty"`
+	Waited    WaitedJSON `json:"waited_for"`
+	Gap       GapJSON    `json:"gpu_gap"`
+	NVTX      []string   `json:"nvtx"`
 }
 
 // CopyJSON describes the copy behind an implicit sync.
@@ -323,13 +323,13 @@ func syncJSON(t *trace.Trace, s *trace.Sync, site string) SyncJSON {
 		Gap:    GapJSON{DeviceBusy: s.Gap.DeviceBusy, IdleBeforeNs: s.Gap.IdleBeforeNs, IdleAfterNs: s.Gap.IdleAfterNs},
 		NVTX:   []string{}}
 	if s.Device >= 0 {
-		j.Device = &s.Device
+		j.Device = (*int64)(&s.Device)
 	}
 	if s.Stream >= 0 {
-		j.Stream = &s.Stream
+		j.Stream = (*int64)(&s.Stream)
 	}
 	if s.Context >= 0 {
-		j.Context = &s.Context
+		j.Context = (*int64)(&s.Context)
 	}
 	if s.EventID >= 0 && s.EventID != 0xFFFFFFFF {
 		j.Event = &s.EventID
