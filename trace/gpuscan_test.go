@@ -173,7 +173,7 @@ func bruteWait(ix *opIndex, s *Sync, ops []gpuOp) (Waited, Gap) {
 func TestOpIndexRandom(t *testing.T) {
 	rng := rand.New(rand.NewSource(7))
 	pids := []GlobalPid{1 << 24, 2 << 24}
-	si := &streamInfo{nonBlocking: map[[2]int64]bool{{int64(pids[0]), 3}: true}}
+	si := &streamInfo{nonBlocking: map[[2]int64]bool{{pids[0].Pid(), 3}: true}}
 	for trial := range 20 {
 		var syncs []Sync
 		for _, pid := range pids {
