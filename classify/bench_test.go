@@ -24,7 +24,7 @@ func BenchmarkVerdicts(b *testing.B) {
 	big.Syncs = make([]trace.Sync, 0, copies*len(tr.Syncs))
 	for c := 0; c < copies; c++ {
 		for _, s := range tr.Syncs {
-			s.GlobalTid += int64(c) // one thread per copy keeps each copy's order
+			s.GlobalTid += trace.GlobalTid(c) // one thread per copy keeps each copy's order
 			big.Syncs = append(big.Syncs, s)
 		}
 	}

@@ -89,11 +89,11 @@ var interpreter = regexp.MustCompile(`^(python|pypy)[0-9.]*$`)
 type programIDs struct {
 	t         *trace.Trace
 	framework program.Framework // the detected framework, for a bare interpreter
-	byPid     map[int64]string
+	byPid     map[trace.GlobalPid]string
 }
 
 func newProgramIDs(t *trace.Trace, framework program.Framework) *programIDs {
-	return &programIDs{t: t, framework: framework, byPid: map[int64]string{}}
+	return &programIDs{t: t, framework: framework, byPid: map[trace.GlobalPid]string{}}
 }
 
 // of is the program's name for site identity: the script a Python
@@ -140,7 +140,7 @@ func (p *programIDs) name(s *trace.Sync) string {
 // id is the process id: Linux names it after the executable), else of the
 // sync's own thread; "" when neither is known.
 func (p *programIDs) mainThreadName(s *trace.Sync) string {
-	pid := trace.PidOf(s.GlobalPid)
+	pid := s.GlobalPid.Pid()
 	for _, th := range p.t.Threads {
 		if th.Pid == pid && th.Tid == pid && th.Name != "" {
 			return baseName(th.Name)

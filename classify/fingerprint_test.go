@@ -10,7 +10,7 @@ import (
 // TestProgramName: the program a site's identity takes, from the process
 // name, its main thread, the captured command line and the framework.
 func TestProgramName(t *testing.T) {
-	const gpid, gtid = int64(7) << 24, int64(7)<<24 | 7
+	const gpid, gtid = trace.GlobalPid(7) << 24, trace.GlobalTid(7)<<24 | 7
 	for _, tc := range []struct {
 		name    string
 		process string
@@ -28,7 +28,7 @@ func TestProgramName(t *testing.T) {
 		{"nothing", "", "", nil, " [" + string(program.PyTorch) + "]"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			tr := &trace.Trace{Processes: map[int64]trace.Process{}, Threads: map[int64]trace.Thread{}}
+			tr := &trace.Trace{Processes: map[trace.GlobalPid]trace.Process{}, Threads: map[trace.GlobalTid]trace.Thread{}}
 			if tc.process != "" {
 				tr.Processes[gpid] = trace.Process{GlobalPid: gpid, Pid: 7, Name: tc.process}
 			}

@@ -144,6 +144,3 @@ func inMeasured(s *trace.Sync) bool {
 	}
 	return false
 }
-
-// pidOf is the process id inside a globalTid/globalPid.
-func pidOf(global int64) int64 { return (global >> 24) & 0xFFFFFF }

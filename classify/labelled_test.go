@@ -37,7 +37,7 @@ func scoreLabelled(t *testing.T, sc *labelledScore, name, mode string, opt Optio
 		if !inMeasured(s) {
 			continue
 		}
-		l, ok := want[key{pidOf(s.GlobalPid), s.Calls()[0].CorrelationID}]
+		l, ok := want[key{s.GlobalPid.Pid(), s.Calls()[0].CorrelationID}]
 		if !ok {
 			t.Errorf("%s: sync e%d (%s, correlation id %d) inside measured is not in the truth file", name, i+1,
 				strings.Join(s.APIs(), "+"), s.Calls()[0].CorrelationID)
@@ -77,7 +77,7 @@ func scoreLabelled(t *testing.T, sc *labelledScore, name, mode string, opt Optio
 			// A site's verdict may say more than its syncs' (printedSite):
 			// it may not call a true dependency false either.
 			if _, in := blocked[j]; in && sites[i].Dependency == DepFalse &&
-				want[key{pidOf(tr.Syncs[j].GlobalPid), tr.Syncs[j].Calls()[0].CorrelationID}].dep == "true" {
+				want[key{tr.Syncs[j].GlobalPid.Pid(), tr.Syncs[j].Calls()[0].CorrelationID}].dep == "true" {
 				sc.falseWhenTrue++
 				sc.dangerous = append(sc.dangerous, fmt.Sprintf("%s: site %s (e%d) said false/%s, truth true", name, sites[i].ID, j+1, sites[i].Category))
 			}
@@ -97,7 +97,7 @@ func scoreLabelled(t *testing.T, sc *labelledScore, name, mode string, opt Optio
 		if _, in := blocked[j]; !in {
 			continue
 		}
-		l := want[key{pidOf(tr.Syncs[j].GlobalPid), tr.Syncs[j].Calls()[0].CorrelationID}]
+		l := want[key{tr.Syncs[j].GlobalPid.Pid(), tr.Syncs[j].Calls()[0].CorrelationID}]
 		truths = appendNew(truths, l.dep+"/"+l.cat)
 		right = right && string(top.Dependency) == l.dep && top.Category == l.cat
 		depRight = depRight && string(top.Dependency) == l.dep

@@ -185,7 +185,7 @@ func callText(s *trace.Sync) string {
 func lookAt(s *trace.Sync) string {
 	where := "in the timeline"
 	if s.Stream >= 0 {
-		where = "on stream " + strconv.FormatInt(s.Stream, 10) + " in the timeline"
+		where = "on stream " + strconv.FormatInt(int64(s.Stream), 10) + " in the timeline"
 	}
 	text := "Look at it " + where + ": what the GPU was running while the host waited, and whether the host reads anything the GPU produced before it goes on."
 	if s.Copy != nil {

@@ -54,7 +54,7 @@ func appendSiteKey(b []byte, nm *names, s *trace.Sync) []byte {
 		// NVTX range, the range names the place (a library function such
 		// as ncclCommInitRank, a step of the program): the same call there
 		// on several streams is one site.
-		b = strconv.AppendInt(b, s.Stream, 10)
+		b = strconv.AppendInt(b, int64(s.Stream), 10)
 	}
 	b = append(b, '|')
 	for i, r := range ranges {

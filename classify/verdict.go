@@ -159,10 +159,10 @@ func (o Options) verdicts(t *trace.Trace, nm *names, sampledOf *sampledSites) (i
 }
 
 // threadStates holds each thread's state, by globalTid.
-type threadStates map[int64]*threadState
+type threadStates map[trace.GlobalTid]*threadState
 
 // of returns the thread's state, made when it has none.
-func (ts threadStates) of(tid int64) *threadState {
+func (ts threadStates) of(tid trace.GlobalTid) *threadState {
 	st := ts[tid]
 	if st == nil {
 		st = &threadState{}
@@ -200,7 +200,7 @@ func factsKey(buf []byte, gpuBuf []trace.GPUOpRef, nm *names, s *trace.Sync, nat
 	b := strconv.AppendBool(buf[:0], printing)
 	b = append(b, '|')
 	b = append(b, s.Scope.String()...)
-	b = strconv.AppendInt(append(b, '|'), s.Stream, 10)
+	b = strconv.AppendInt(append(b, '|'), int64(s.Stream), 10)
 	b = strconv.AppendBool(append(b, '|'), s.Legacy)
 	for _, c := range s.Calls() {
 		b = append(append(b, '|'), nm.key(c.Name)...)

@@ -50,7 +50,7 @@ func recordedGraphStats(f *fixture, p *Plan) graphStats {
 		}
 	}
 	var lat, call, body, next, toSync, step []int64
-	prevEnd := map[int64]int64{}
+	prevEnd := map[trace.StreamID]int64{}
 	lastLaunch := int64(0)
 	for i, op := range ops {
 		c := calls[callKey{op.GlobalPid, op.CorrelationID}]

@@ -51,8 +51,8 @@ type PlanCounts struct {
 
 // StreamRef names a recorded stream.
 type StreamRef struct {
-	Pid    int64 // globalPid
-	Stream int64
+	Pid    trace.GlobalPid
+	Stream trace.StreamID
 }
 
 // IntervalPlan is one interval of the region.
@@ -74,7 +74,7 @@ type IntervalPlan struct {
 // ThreadPlan is one host thread's actions; Work and EventOps hold what
 // the actions enqueue, by index ranges.
 type ThreadPlan struct {
-	GlobalTid int64
+	GlobalTid trace.GlobalTid
 	Actions   []Action
 	Work      []Work
 	EventOps  []EventOp
@@ -226,7 +226,10 @@ func BuildPlan(tl *trace.Timeline, t *trace.Trace, opt PlanOptions) (*Plan, erro
 }
 
 // callKey finds a call by process and correlation id.
-type callKey struct{ pid, corr int64 }
+type callKey struct {
+	pid  trace.GlobalPid
+	corr int64
+}
 
 // median returns the median of xs (the mean of the two middles for an
 // even count; 0 for none); xs is reordered.

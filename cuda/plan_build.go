@@ -55,7 +55,7 @@ func newPlanBuilder(tl *trace.Timeline, t *trace.Trace, opt PlanOptions) *planBu
 	b.host = whatif.NewHost(0, len(t.Syncs))
 	for _, c := range tl.Calls {
 		if inRegion(t.Region, c.Start) {
-			b.byKey[callKey{trace.GlobalPidOf(c.GlobalTid), c.CorrelationID}] = len(b.calls)
+			b.byKey[callKey{c.GlobalTid.Process(), c.CorrelationID}] = len(b.calls)
 			b.calls = append(b.calls, c)
 			b.host.Add(c.GlobalTid, c.Start, c.End)
 		}
@@ -128,7 +128,7 @@ func (b *planBuilder) medians() {
 }
 
 // stream returns the replay index of a recorded stream.
-func (b *planBuilder) stream(pid, id int64) int32 {
+func (b *planBuilder) stream(pid trace.GlobalPid, id trace.StreamID) int32 {
 	k := StreamRef{Pid: pid, Stream: id}
 	if s, ok := b.streamIdx[k]; ok {
 		return s

@@ -1,6 +1,9 @@
 package cuda
 
-import "github.com/nsyssync/nsyssync/whatif"
+import (
+	"github.com/nsyssync/nsyssync/trace"
+	"github.com/nsyssync/nsyssync/whatif"
+)
 
 // Host-side rules of a plan: package whatif's, shared with the simulator
 // (package estimate), so that the replay and the simulator differ only in
@@ -17,7 +20,7 @@ func (b *planBuilder) hostCode() map[int]whatif.Cut {
 	if b.opt.KeepHostCode || len(b.removed) == 0 {
 		return nil
 	}
-	byTid := map[int64][]int64{}
+	byTid := map[trace.GlobalTid][]int64{}
 	b.host.LaunchGaps(nil, byTid)
 	raw := b.host.HostCode(whatif.TypicalGaps(byTid, whatif.MeanOfMiddles))
 	groups := map[int][]int{}

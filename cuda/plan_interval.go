@@ -114,7 +114,7 @@ func (st *intervalState) scan() {
 	}
 	for ci := st.lo; ci < st.hi; ci++ {
 		c := &b.calls[ci]
-		pid := trace.GlobalPidOf(c.GlobalTid)
+		pid := c.GlobalTid.Process()
 		for _, oi := range b.opsOf[ci] {
 			op := &b.ops[oi]
 			st.launch(b.stream(op.GlobalPid, op.Stream), ci, c.Start, op.End)
@@ -182,7 +182,7 @@ func (st *intervalState) blockTarget(ci, si int) (BlockKind, int32) {
 }
 
 // awaited is the recorded end of the GPU work a blocking call waited for.
-func (st *intervalState) awaited(ci int, pid int64, kind BlockKind, target int32) int64 {
+func (st *intervalState) awaited(ci int, pid trace.GlobalPid, kind BlockKind, target int32) int64 {
 	switch kind {
 	case BlockStream:
 		return st.endBefore(target, ci+1)
@@ -198,7 +198,7 @@ func (st *intervalState) awaited(ci int, pid int64, kind BlockKind, target int32
 }
 
 // pidStreams lists the streams of a process with work in the interval.
-func (st *intervalState) pidStreams(pid int64) []int32 {
+func (st *intervalState) pidStreams(pid trace.GlobalPid) []int32 {
 	var out []int32
 	for s := range st.first {
 		if st.b.streams[s].Pid == pid {

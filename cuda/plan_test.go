@@ -59,7 +59,7 @@ func (f *fixture) regionCalls() map[callKey]trace.TimelineCall {
 	out := map[callKey]trace.TimelineCall{}
 	for _, c := range f.tl.Calls {
 		if inRegion(f.t.Region, c.Start) {
-			out[callKey{trace.GlobalPidOf(c.GlobalTid), c.CorrelationID}] = c
+			out[callKey{c.GlobalTid.Process(), c.CorrelationID}] = c
 		}
 	}
 	return out
@@ -174,7 +174,7 @@ func checkHostTime(t *testing.T, f *fixture, p *Plan) {
 		for _, tp := range iv.Threads {
 			var sum, last int64
 			for _, a := range tp.Actions {
-				c := calls[callKey{trace.GlobalPidOf(tp.GlobalTid), a.Corr}]
+				c := calls[callKey{tp.GlobalTid.Process(), a.Corr}]
 				sum += a.Gap + c.End - c.Start
 				last = max(last, c.End)
 			}
@@ -322,7 +322,7 @@ func TestPlanCrossStreamAndThreads(t *testing.T) {
 	}
 	eventSyncs, waits := 0, 0
 	for _, tp := range p.Intervals[0].Threads {
-		slotStream := map[int32]int64{}
+		slotStream := map[int32]trace.StreamID{}
 		for _, e := range tp.EventOps {
 			if e.Record {
 				slotStream[e.Slot] = p.Streams[e.Stream].Stream
@@ -357,7 +357,7 @@ func TestPlanCrossStreamAndThreads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pids, tids := map[int64]bool{}, map[int64]bool{}
+	pids, tids := map[trace.GlobalPid]bool{}, map[trace.GlobalTid]bool{}
 	for _, s := range p.Streams {
 		pids[s.Pid] = true
 	}

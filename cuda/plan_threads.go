@@ -26,7 +26,7 @@ type threadWriter struct {
 // actions they wait for.
 func (st *intervalState) writeThreads(ip *IntervalPlan) {
 	b := st.b
-	threadOf := map[int64]int{}
+	threadOf := map[trace.GlobalTid]int{}
 	var order [][]int
 	for ci := st.lo; ci < st.hi; ci++ {
 		tid := b.calls[ci].GlobalTid

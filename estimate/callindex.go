@@ -1,5 +1,7 @@
 package estimate
 
+import "github.com/nsyssync/nsyssync/trace"
+
 // callIndex finds a model call by (globalPid, correlation id). CUPTI
 // numbers a process's calls in order (nsys records about one id in seven
 // in a PyTorch loop: the rest are calls it does not trace), so a dense
@@ -60,8 +62,8 @@ func newCallIndex(keys []callKey) *callIndex {
 	return ix
 }
 
-func (ix *callIndex) lookup(pid, corr int64) (int32, bool) {
-	pc := ix.pids[pid]
+func (ix *callIndex) lookup(pid trace.GlobalPid, corr int64) (int32, bool) {
+	pc := ix.pids[int64(pid)]
 	if pc == nil {
 		return -1, false
 	}

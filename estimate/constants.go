@@ -93,7 +93,7 @@ func finishModels(ds []*draft, cal *Calibration) Constants {
 		p.pick("record_wait_ns", &c.RecordWaitNs, nil, p.calValue(func(k *Calibration) int64 { return k.RecordWaitNs }), def.RecordWaitNs)
 		recordNs, waitNs = c.RecordWaitNs/2, c.RecordWaitNs-c.RecordWaitNs/2
 	}
-	byTid := map[int64][]int64{}
+	byTid := map[trace.GlobalTid][]int64{}
 	for _, d := range ds {
 		d.m.host.LaunchGaps(d.in, byTid)
 	}

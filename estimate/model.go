@@ -28,7 +28,7 @@ type model struct {
 	streams   []simStream
 	pids      [][]int32 // pid index -> its stream indices
 	devices   [][]int32 // device index -> its stream indices
-	deviceIDs []int64
+	deviceIDs []trace.DeviceID
 	waits     []simWait
 	blocks    []simBlock
 	syncs     []simSync // by trace.Sync index less syncLo; calls nil when outside the model
@@ -146,7 +146,7 @@ func newModel(tl *trace.Timeline, tr *trace.Trace, start, end int64, syncLo, syn
 	m := &model{syncLo: syncLo}
 	callIdx := m.addCalls(tl, start, end)
 	streamIdx := map[callKey]int32{}
-	pidIdx := map[int64]int32{}
+	pidIdx := map[trace.GlobalPid]int32{}
 	m.addOps(tl, callIdx, streamIdx, pidIdx, start, floatEnd)
 	m.addWaits(tl, callIdx, streamIdx)
 	m.addSyncs(tr.Syncs[syncLo:syncHi], callIdx, streamIdx, pidIdx)
@@ -163,7 +163,7 @@ func (m *model) addCalls(tl *trace.Timeline, start, end int64) *callIndex {
 			continue
 		}
 		m.host.Add(c.GlobalTid, c.Start, c.End)
-		keys = append(keys, callKey{trace.GlobalPidOf(c.GlobalTid), c.CorrelationID})
+		keys = append(keys, callKey{int64(c.GlobalTid.Process()), c.CorrelationID})
 		m.calls = append(m.calls, simCall{block: noIndex, snap: noIndex, snapStream: noIndex, wait: noIndex})
 	}
 	m.threads = len(m.host.Threads)
@@ -171,9 +171,9 @@ func (m *model) addCalls(tl *trace.Timeline, start, end int64) *callIndex {
 }
 
 // streamOf returns the index of a process's stream, adding it (on the
-// given device, -1 when unknown) the first time.
-func (m *model) streamOf(pid, stream, device int64, streamIdx map[callKey]int32, pidIdx map[int64]int32) int32 {
-	k := callKey{pid, stream}
+// given device, trace.NoDevice when unknown) the first time.
+func (m *model) streamOf(pid trace.GlobalPid, stream trace.StreamID, device trace.DeviceID, streamIdx map[callKey]int32, pidIdx map[trace.GlobalPid]int32) int32 {
+	k := callKey{int64(pid), int64(stream)}
 	if s, ok := streamIdx[k]; ok {
 		if m.streams[s].device < 0 && device >= 0 {
 			m.streams[s].device = m.deviceOf(device)
@@ -189,7 +189,7 @@ func (m *model) streamOf(pid, stream, device int64, streamIdx map[callKey]int32,
 	}
 	s := int32(len(m.streams))
 	streamIdx[k] = s
-	m.streams = append(m.streams, simStream{pid: p, id: stream, device: noIndex})
+	m.streams = append(m.streams, simStream{pid: p, id: int64(stream), device: noIndex})
 	m.pids[p] = append(m.pids[p], s)
 	if device >= 0 {
 		m.streams[s].device = m.deviceOf(device)
@@ -199,7 +199,7 @@ func (m *model) streamOf(pid, stream, device int64, streamIdx map[callKey]int32,
 }
 
 // deviceOf returns the index of a device id, adding it the first time.
-func (m *model) deviceOf(device int64) int32 {
+func (m *model) deviceOf(device trace.DeviceID) int32 {
 	for i, id := range m.deviceIDs {
 		if id == device {
 			return int32(i)
@@ -215,7 +215,7 @@ func (m *model) deviceOf(device int64) int32 {
 // process's call before it (whatif.Host.FloatCall; it moves with its
 // stream); one from before the model (or any call of its process) is
 // fixed history; one after floatEnd is left out.
-func (m *model) addOps(tl *trace.Timeline, callIdx *callIndex, streamIdx map[callKey]int32, pidIdx map[int64]int32, start, floatEnd int64) {
+func (m *model) addOps(tl *trace.Timeline, callIdx *callIndex, streamIdx map[callKey]int32, pidIdx map[trace.GlobalPid]int32, start, floatEnd int64) {
 	type keyed struct {
 		key int32
 		op  simOp
@@ -271,8 +271,8 @@ func (m *model) addWaits(tl *trace.Timeline, callIdx *callIndex, streamIdx map[c
 	for _, w := range tl.Waits {
 		wc, ok1 := callIdx.lookup(w.GlobalPid, w.CorrelationID)
 		rc, ok2 := callIdx.lookup(w.GlobalPid, w.RecordCorrelationID)
-		ws, ok3 := streamIdx[callKey{w.GlobalPid, w.Stream}]
-		rs, ok4 := streamIdx[callKey{w.GlobalPid, w.RecordStream}]
+		ws, ok3 := streamIdx[callKey{int64(w.GlobalPid), int64(w.Stream)}]
+		rs, ok4 := streamIdx[callKey{int64(w.GlobalPid), int64(w.RecordStream)}]
 		if !ok1 || !ok2 || !ok3 || !ok4 {
 			continue
 		}

@@ -1,6 +1,9 @@
 package estimate
 
-import "github.com/nsyssync/nsyssync/whatif"
+import (
+	"github.com/nsyssync/nsyssync/trace"
+	"github.com/nsyssync/nsyssync/whatif"
+)
 
 // The host-side rules of the model (hand-offs between threads, the
 // thread's typical gap between launches, the host code cut around a
@@ -9,7 +12,7 @@ import "github.com/nsyssync/nsyssync/whatif"
 // addSyncHostCode measures, for each sync, the host time of the code that
 // issues it (whatif.Host.HostCode, the typical gaps by globalTid) and
 // keeps it where the sync-free rewrite keeps work on the host.
-func (m *model) addSyncHostCode(typicalByTid map[int64]int64) {
+func (m *model) addSyncHostCode(typicalByTid map[trace.GlobalTid]int64) {
 	for i, cut := range m.host.HostCode(typicalByTid) {
 		m.syncs[i].cutBefore, m.syncs[i].cutAfter = cut.Before, cut.After
 	}

@@ -7,7 +7,7 @@ import (
 
 // addSyncs marks the inventory's syncs on the model's calls: which calls
 // each sync removes, and how each blocking call waits.
-func (m *model) addSyncs(syncs []trace.Sync, callIdx *callIndex, streamIdx map[callKey]int32, pidIdx map[int64]int32) {
+func (m *model) addSyncs(syncs []trace.Sync, callIdx *callIndex, streamIdx map[callKey]int32, pidIdx map[trace.GlobalPid]int32) {
 	m.syncs = make([]simSync, len(syncs))
 	m.host.SyncCalls = make([][]int32, len(syncs))
 	kinds := map[string]trace.CallKind{} // ClassifyName is a regexp: once per name
@@ -52,7 +52,7 @@ func (m *model) addSyncs(syncs []trace.Sync, callIdx *callIndex, streamIdx map[c
 }
 
 // blockFor says what blocking call c of sync s waits for.
-func (m *model) blockFor(s *trace.Sync, kind trace.CallKind, c trace.Call, ci, pid int32, callIdx *callIndex, streamIdx map[callKey]int32, pidIdx map[int64]int32) simBlock {
+func (m *model) blockFor(s *trace.Sync, kind trace.CallKind, c trace.Call, ci, pid int32, callIdx *callIndex, streamIdx map[callKey]int32, pidIdx map[trace.GlobalPid]int32) simBlock {
 	bl := simBlock{scope: noIndex, pid: pid, snap: noIndex}
 	switch kind {
 	case trace.CallMemcpy, trace.CallMemset:

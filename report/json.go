@@ -121,19 +121,19 @@ func (a *Analysis) WriteJSON(w io.Writer) error {
 
 func syncJSON(t *trace.Trace, s *trace.Sync, site string) contract.SyncJSON {
 	j := contract.SyncJSON{ID: "e" + strconv.Itoa(int(s.Index)+1), Site: site, Kind: s.Kind.String(), Reason: s.Reason.String(), APIs: bounded(s.APIs()),
-		Pid: trace.PidOf(s.GlobalTid), Tid: trace.TidOf(s.GlobalTid), Thread: textsafe.Bound(t.Threads[s.GlobalTid].Name),
+		Pid: s.GlobalTid.Pid(), Tid: s.GlobalTid.Tid(), Thread: textsafe.Bound(t.Threads[s.GlobalTid].Name),
 		StartNs: s.Start, EndNs: s.End, BlockedNs: s.Duration(), Scope: s.Scope.String(), Legacy: s.Legacy, Resolved: s.Resolved,
 		Waited: contract.WaitedJSON{Ops: s.Waited.Ops, BusyNs: s.Waited.BusyNs, LastEndNs: s.Waited.LastEnd},
 		Gap:    contract.GapJSON{DeviceBusy: s.Gap.DeviceBusy, IdleBeforeNs: s.Gap.IdleBeforeNs, IdleAfterNs: s.Gap.IdleAfterNs},
 		NVTX:   []string{}}
 	if s.Device >= 0 {
-		j.Device = &s.Device
+		j.Device = (*int64)(&s.Device)
 	}
 	if s.Stream >= 0 {
-		j.Stream = &s.Stream
+		j.Stream = (*int64)(&s.Stream)
 	}
 	if s.Context >= 0 {
-		j.Context = &s.Context
+		j.Context = (*int64)(&s.Context)
 	}
 	if s.EventID >= 0 && s.EventID != 0xFFFFFFFF {
 		j.Event = &s.EventID
@@ -179,7 +179,7 @@ func (a *Analysis) writeSyncLines(bw *bufio.Writer) {
 	t := a.Trace
 	site := a.siteIndex()
 	encode := func(b []byte, lo, hi int) []byte {
-		thread, threadOf := "", int64(0)
+		thread, threadOf := "", trace.NoThread
 		for i := lo; i < hi; i++ {
 			s := &t.Syncs[i]
 			if i == lo || s.GlobalTid != threadOf {

@@ -24,8 +24,8 @@ func appendSyncJSON(b []byte, s *trace.Sync, site, thread string) []byte {
 		}
 		b = appendJSONString(b, textsafe.Bound(c.Name))
 	}
-	b = appendInt(append(b, `],"pid":`...), trace.PidOf(s.GlobalTid))
-	b = appendInt(append(b, `,"tid":`...), trace.TidOf(s.GlobalTid))
+	b = appendInt(append(b, `],"pid":`...), s.GlobalTid.Pid())
+	b = appendInt(append(b, `,"tid":`...), s.GlobalTid.Tid())
 	if thread != "" {
 		b = appendJSONString(append(b, `,"thread":`...), thread)
 	}
@@ -33,14 +33,14 @@ func appendSyncJSON(b []byte, s *trace.Sync, site, thread string) []byte {
 	b = appendInt(append(b, `,"end_ns":`...), s.End)
 	b = appendInt(append(b, `,"blocked_ns":`...), s.Duration())
 	b = appendJSONString(append(b, `,"scope":`...), s.Scope.String())
-	b = appendOptInt(append(b, `,"device":`...), s.Device, s.Device >= 0)
+	b = appendOptInt(append(b, `,"device":`...), int64(s.Device), s.Device >= 0)
 	if s.Context >= 0 {
-		b = appendInt(append(b, `,"context":`...), s.Context)
+		b = appendInt(append(b, `,"context":`...), int64(s.Context))
 	}
 	if s.EventID >= 0 && s.EventID != 0xFFFFFFFF {
 		b = appendInt(append(b, `,"event":`...), s.EventID)
 	}
-	b = appendOptInt(append(b, `,"stream":`...), s.Stream, s.Stream >= 0)
+	b = appendOptInt(append(b, `,"stream":`...), int64(s.Stream), s.Stream >= 0)
 	if s.Legacy {
 		b = append(b, `,"legacy_stream":true`...)
 	}

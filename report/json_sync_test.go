@@ -78,7 +78,7 @@ func TestAppendSyncJSONMatchesMarshal(t *testing.T) {
 		s.SetNVTX([]trace.RangeRef{{Name: hostile}, {Name: "step12"}})
 		s.SetCalls([]trace.Call{{Name: "cudaMemcpy<&>"}, {Name: "cudaStreamSynchronize"}})
 		for _, v := range [][4]int64{{-1, -1, -1, -1}, {0, 0, 0, 0}, {3, 7, 0xFFFFFFFF, 9}, {1, -1, 5, -1}} {
-			s.Device, s.Context, s.EventID, s.Stream = v[0], v[1], v[2], v[3]
+			s.Device, s.Context, s.EventID, s.Stream = trace.DeviceID(v[0]), trace.ContextID(v[1]), v[2], trace.StreamID(v[3])
 			s.Legacy, s.Resolved = v[0] > 0, v[1] > 0
 			s.Waited.LastEnd = v[2]
 			s.Gap.DeviceBusy = v[3] > 0

@@ -120,7 +120,7 @@ func whatShortRest(s *trace.Sync) string {
 	case s.Legacy:
 		b = append(b, " legacy stream"...)
 	case s.Stream >= 0:
-		b = strconv.AppendInt(append(b, " s"...), s.Stream, 10)
+		b = strconv.AppendInt(append(b, " s"...), int64(s.Stream), 10)
 	}
 	return string(b)
 }
@@ -142,9 +142,9 @@ func appendWhat(b []byte, s *trace.Sync) []byte {
 	case s.Scope == trace.ScopeContext:
 		b = append(b, ", all streams"...)
 	case s.Legacy:
-		b = strconv.AppendInt(append(b, ", legacy stream "...), s.Stream, 10)
+		b = strconv.AppendInt(append(b, ", legacy stream "...), int64(s.Stream), 10)
 	case s.Stream >= 0:
-		b = strconv.AppendInt(append(b, ", stream "...), s.Stream, 10)
+		b = strconv.AppendInt(append(b, ", stream "...), int64(s.Stream), 10)
 	}
 	if c := s.Copy; c != nil && c.FromActivity {
 		b = append(append(append(b, ", "...), DirectionName(c)...), ' ')

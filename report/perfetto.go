@@ -56,17 +56,17 @@ func (a *Analysis) WritePerfetto(ctx context.Context, w io.Writer, tr TimelineRe
 	a.perfettoNames(enc, tl)
 	for i := range tl.Calls {
 		c := &tl.Calls[i]
-		b := complete(appendJSONString(enc.open(), textsafe.Bound(c.Name)), "cuda_api", c.Start, c.End-c.Start, trace.PidOf(c.GlobalTid), trace.TidOf(c.GlobalTid))
+		b := complete(appendJSONString(enc.open(), textsafe.Bound(c.Name)), "cuda_api", c.Start, c.End-c.Start, c.GlobalTid.Pid(), c.GlobalTid.Tid())
 		enc.end(appendInt(append(b, `"correlation_id":`...), c.CorrelationID))
 	}
 	for i := range tl.Ops {
 		op := &tl.Ops[i]
-		b := complete(appendJSONString(enc.open(), textsafe.Bound(op.Name)), string(op.Kind), op.Start, op.End-op.Start, perfettoGPUPidBase+op.Device, op.Stream)
+		b := complete(appendJSONString(enc.open(), textsafe.Bound(op.Name)), string(op.Kind), op.Start, op.End-op.Start, perfettoGPUPidBase+int64(op.Device), int64(op.Stream))
 		if op.Bytes > 0 {
 			b = append(appendInt(append(b, `"bytes":`...), op.Bytes), ',')
 		}
 		b = appendInt(append(b, `"correlation_id":`...), op.CorrelationID)
-		enc.end(appendInt(append(b, `,"pid":`...), trace.PidOf(op.GlobalPid)))
+		enc.end(appendInt(append(b, `,"pid":`...), op.GlobalPid.Pid()))
 	}
 	if err := ctx.Err(); err != nil {
 		return err
@@ -114,15 +114,15 @@ func (a *Analysis) perfettoNames(enc *eventWriter, tl *trace.Timeline) {
 		enc.add(chromeEvent{Name: "thread_sort_index", Ph: "M", Pid: pid, Tid: tid, Args: map[string]any{"sort_index": idx}})
 	}
 	pids := map[int64]bool{}
-	var tids []int64
+	var tids []trace.GlobalTid
 	for _, c := range tl.Calls {
 		if !slices.Contains(tids, c.GlobalTid) {
 			tids = append(tids, c.GlobalTid)
 		}
-		pids[trace.PidOf(c.GlobalTid)] = true
+		pids[c.GlobalTid.Pid()] = true
 	}
 	for i := range t.Syncs {
-		pids[trace.PidOf(t.Syncs[i].GlobalPid)] = true
+		pids[t.Syncs[i].GlobalPid.Pid()] = true
 	}
 	slices.Sort(tids)
 	for _, pid := range sortedKeys(pids) {
@@ -137,21 +137,21 @@ func (a *Analysis) perfettoNames(enc *eventWriter, tl *trace.Timeline) {
 		sortIdx(pid, perfettoSyncTid, -1)
 	}
 	for _, tid := range tids {
-		name := "thread " + strconv.FormatInt(trace.TidOf(tid), 10)
+		name := "thread " + strconv.FormatInt(tid.Tid(), 10)
 		if th, ok := t.Threads[tid]; ok && th.Name != "" {
-			name = textsafe.Bound(th.Name) + " " + strconv.FormatInt(trace.TidOf(tid), 10)
+			name = textsafe.Bound(th.Name) + " " + strconv.FormatInt(tid.Tid(), 10)
 		}
-		meta("thread_name", trace.PidOf(tid), trace.TidOf(tid), name+" (CUDA API)")
+		meta("thread_name", tid.Pid(), tid.Tid(), name+" (CUDA API)")
 	}
 	devices := map[int64]bool{}
 	streams := map[[2]int64]bool{}
 	for _, op := range tl.Ops {
-		devices[op.Device] = true
-		streams[[2]int64{op.Device, op.Stream}] = true
+		devices[int64(op.Device)] = true
+		streams[[2]int64{int64(op.Device), int64(op.Stream)}] = true
 	}
 	for i := range t.Syncs {
 		if d := t.Syncs[i].Device; d >= 0 {
-			devices[d] = true
+			devices[int64(d)] = true
 		}
 	}
 	for _, d := range sortedKeys(devices) {

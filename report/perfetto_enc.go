@@ -149,7 +149,7 @@ func (e *eventWriter) syncEvent(s *trace.Sync, i int, p *perfettoSite) {
 		return
 	}
 	b := append(appendID(e.open(), i), p.name...)
-	b = complete(b, "sync", s.Start, s.Duration(), trace.PidOf(s.GlobalPid), perfettoSyncTid)
+	b = complete(b, "sync", s.Start, s.Duration(), s.GlobalPid.Pid(), perfettoSyncTid)
 	b = append(b, p.allowed...)
 	b = append(appendInt(append(b, `"blocked_ns":`...), s.Duration()), ',')
 	b = append(b, p.verdict...)
@@ -157,7 +157,7 @@ func (e *eventWriter) syncEvent(s *trace.Sync, i int, p *perfettoSite) {
 	b = append(appendJSONString(append(b, `"gpu_idle_after":`...), e.tmp), ',')
 	b = append(b, p.where...)
 	b = append(appendID(append(b, `"sync":`...), i), '"', ',')
-	b = append(appendInt(append(b, `"thread":`...), trace.TidOf(s.GlobalTid)), ',')
+	b = append(appendInt(append(b, `"thread":`...), s.GlobalTid.Tid()), ',')
 	e.tmp = appendWaited(e.tmp[:0], s)
 	b = append(appendJSONString(append(b, `"waited_for":`...), e.tmp), ',')
 	e.tmp = appendWhat(e.tmp[:0], s)
@@ -167,7 +167,7 @@ func (e *eventWriter) syncEvent(s *trace.Sync, i int, p *perfettoSite) {
 		return
 	}
 	b = append(appendInt(append(e.open(), `"GPU idle after e`...), int64(i)+1), '"')
-	b = complete(b, "bubble", s.End, s.Gap.IdleAfterNs, perfettoGPUPidBase+s.Device, perfettoBubbleTid)
+	b = complete(b, "bubble", s.End, s.Gap.IdleAfterNs, perfettoGPUPidBase+int64(s.Device), perfettoBubbleTid)
 	b = append(b, p.bubble...)
 	b = append(appendInt(append(b, `"idle_ns":`...), s.Gap.IdleAfterNs), ',')
 	b = append(b, p.site...)

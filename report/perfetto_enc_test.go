@@ -37,15 +37,15 @@ func refWritePerfetto(a *Analysis, tl *trace.Timeline) []byte {
 	a.perfettoNames(enc, tl)
 	for _, c := range tl.Calls {
 		enc.add(chromeEvent{Name: c.Name, Cat: "cuda_api", Ph: "X", Ts: refUsec(c.Start), Dur: refUsec(c.End - c.Start),
-			Pid: trace.PidOf(c.GlobalTid), Tid: trace.TidOf(c.GlobalTid), Args: map[string]any{"correlation_id": c.CorrelationID}})
+			Pid: c.GlobalTid.Pid(), Tid: c.GlobalTid.Tid(), Args: map[string]any{"correlation_id": c.CorrelationID}})
 	}
 	for _, op := range tl.Ops {
-		args := map[string]any{"correlation_id": op.CorrelationID, "pid": trace.PidOf(op.GlobalPid)}
+		args := map[string]any{"correlation_id": op.CorrelationID, "pid": op.GlobalPid.Pid()}
 		if op.Bytes > 0 {
 			args["bytes"] = op.Bytes
 		}
 		enc.add(chromeEvent{Name: op.Name, Cat: string(op.Kind), Ph: "X", Ts: refUsec(op.Start), Dur: refUsec(op.End - op.Start),
-			Pid: perfettoGPUPidBase + op.Device, Tid: op.Stream, Args: args})
+			Pid: perfettoGPUPidBase + int64(op.Device), Tid: int64(op.Stream), Args: args})
 	}
 	t := a.Trace
 	siteOf := a.siteIndex()
@@ -59,7 +59,7 @@ func refWritePerfetto(a *Analysis, tl *trace.Timeline) []byte {
 		args := map[string]any{
 			"sync": id, "site": site.ID, "fingerprint": classify.Fingerprint(site), "dependency": string(site.Dependency),
 			"category": site.Category, "confidence": site.Confidence, "location": siteLabel(site), "what": What(s),
-			"blocked_ns": s.Duration(), "waited_for": waited(s), "gpu_idle_after": idleAfter(s), "thread": trace.TidOf(s.GlobalTid),
+			"blocked_ns": s.Duration(), "waited_for": waited(s), "gpu_idle_after": idleAfter(s), "thread": s.GlobalTid.Tid(),
 		}
 		if len(site.Evidence) > 0 {
 			args["evidence"] = strings.Join(site.Evidence, "; ")
@@ -75,10 +75,10 @@ func refWritePerfetto(a *Analysis, tl *trace.Timeline) []byte {
 		}
 		name := fmt.Sprintf("%s %s: %s %s", id, site.ID, site.Dependency, site.Category)
 		enc.add(chromeEvent{Name: name, Cat: "sync", Ph: "X", Ts: refUsec(s.Start), Dur: refUsec(s.Duration()),
-			Pid: trace.PidOf(s.GlobalPid), Tid: perfettoSyncTid, Args: args})
+			Pid: s.GlobalPid.Pid(), Tid: perfettoSyncTid, Args: args})
 		if !s.Gap.DeviceBusy && s.Gap.IdleAfterNs > 0 && s.Device >= 0 {
 			enc.add(chromeEvent{Name: "GPU idle after " + id, Cat: "bubble", Ph: "X", Ts: refUsec(s.End), Dur: refUsec(s.Gap.IdleAfterNs),
-				Pid: perfettoGPUPidBase + s.Device, Tid: perfettoBubbleTid,
+				Pid: perfettoGPUPidBase + int64(s.Device), Tid: perfettoBubbleTid,
 				Args: map[string]any{"sync": id, "site": site.ID, "dependency": string(site.Dependency), "idle_ns": s.Gap.IdleAfterNs}})
 		}
 	}

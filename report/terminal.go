@@ -256,7 +256,7 @@ func (a *Analysis) textLongest(b *strings.Builder, st *styles, opt TextOptions) 
 	var rows [][]string
 	for _, i := range longestSyncs(t, limit) {
 		s := &t.Syncs[i]
-		rows = append(rows, []string{"e" + itoa(i+1), a.siteID(site, i), fmt.Sprintf("%d/%d", trace.PidOf(s.GlobalTid), trace.TidOf(s.GlobalTid)),
+		rows = append(rows, []string{"e" + itoa(i+1), a.siteID(site, i), fmt.Sprintf("%d/%d", s.GlobalTid.Pid(), s.GlobalTid.Tid()),
 			format.Duration(s.Start - t.Region.Start), format.Duration(s.Duration()), waited(s), idleAfter(s),
 			termText(What(s)) + altSep + termText(whatShortCalls(s)) + keepSep + termText(whatShortRest(s))})
 	}

@@ -98,15 +98,18 @@ func layoutTimeline(tl *trace.Timeline, t *trace.Trace, s *trace.Sync, bubble tr
 
 	// Host lanes: the sync's thread first, then the process's other
 	// threads with calls in the window.
-	threads := []int64{s.GlobalTid}
+	threads := []trace.GlobalTid{s.GlobalTid}
 	for _, c := range tl.Calls {
-		if trace.PidOf(c.GlobalTid) == trace.PidOf(pid) && !slices.Contains(threads, c.GlobalTid) && len(threads) < maxHostLanes {
+		if c.GlobalTid.Pid() == pid.Pid() && !slices.Contains(threads, c.GlobalTid) && len(threads) < maxHostLanes {
 			threads = append(threads, c.GlobalTid)
 		}
 	}
 	// GPU lanes: the streams of the sync's process (and device, when
 	// known), the sync's stream first.
-	type gpuStream struct{ device, stream int64 }
+	type gpuStream struct {
+		device trace.DeviceID
+		stream trace.StreamID
+	}
 	var streams []gpuStream
 	for _, op := range tl.Ops {
 		k := gpuStream{op.Device, op.Stream}
@@ -130,17 +133,19 @@ func layoutTimeline(tl *trace.Timeline, t *trace.Trace, s *trace.Sync, bubble tr
 	if len(streams) > maxGPULanes {
 		streams = streams[:maxGPULanes]
 	}
-	streamKey := func(device, stream int64) string { return fmt.Sprintf("s%d/%d", device, stream) }
+	streamKey := func(device trace.DeviceID, stream trace.StreamID) string {
+		return fmt.Sprintf("s%d/%d", device, stream)
+	}
 
 	svg := &svgTimeline{Width: svgWidth, Caption: caption, PlotLeft: svgGutter, PlotRight: svgWidth - svgRight}
 	y := svgTop
 	laneY := map[string]int{}
 	for _, tid := range threads {
-		label := fmt.Sprintf("CPU %d/%d", trace.PidOf(tid), trace.TidOf(tid))
+		label := fmt.Sprintf("CPU %d/%d", tid.Pid(), tid.Tid())
 		if th, ok := t.Threads[tid]; ok && th.Name != "" {
 			label += " " + htmlText(th.Name)
 		}
-		laneY["t"+strconv.FormatInt(tid, 10)] = y
+		laneY["t"+strconv.FormatInt(int64(tid), 10)] = y
 		svg.Lanes = append(svg.Lanes, svgLane{Y: y, LabelY: y + svgLaneH/2 + 4, Height: svgLaneH, Label: label})
 		y += svgLaneH + svgLaneGap
 	}
@@ -166,7 +171,7 @@ func layoutTimeline(tl *trace.Timeline, t *trace.Trace, s *trace.Sync, bubble tr
 		inSync[c.CorrelationID] = true
 	}
 	for _, c := range tl.Calls {
-		ly, ok := laneY["t"+strconv.FormatInt(c.GlobalTid, 10)]
+		ly, ok := laneY["t"+strconv.FormatInt(int64(c.GlobalTid), 10)]
 		if !ok {
 			continue
 		}

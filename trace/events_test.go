@@ -35,11 +35,11 @@ func TestEventRecords(t *testing.T) {
 	}
 	for _, tt := range before {
 		r, ok := ev.lastBefore(tt.pid, tt.event, tt.corr)
-		if got := map[bool]int64{true: r.stream, false: -1}[ok]; got != tt.wantStream {
+		if got := map[bool]int64{true: int64(r.stream), false: -1}[ok]; got != tt.wantStream {
 			t.Errorf("%s: lastBefore(%d, %d, %d) stream %d, want %d", tt.name, tt.pid, tt.event, tt.corr, got, tt.wantStream)
 		}
 	}
-	for id, want := range map[int64]int64{100: 1, 101: 2, 102: 3, 103: 5} {
+	for id, want := range map[int64]StreamID{100: 1, 101: 2, 102: 3, 103: 5} {
 		if r, ok := ev.withSyncID(1, id); !ok || r.stream != want {
 			t.Errorf("withSyncID(1, %d) = stream %d, %v; want %d", id, r.stream, ok, want)
 		}

@@ -93,7 +93,7 @@ func TestFixtures(t *testing.T) {
 			got, gotPerPid := map[string]int{}, map[string]int{}
 			for _, s := range tr.Syncs {
 				got[eventKey(s.Calls()[0].CorrelationID, s.APIs(), s.Kind.String())]++
-				gotPerPid[fmt.Sprint(PidOf(s.GlobalTid))]++
+				gotPerPid[fmt.Sprint(s.GlobalTid.Pid())]++
 			}
 			if len(gotPerPid) != tf.Processes {
 				t.Errorf("processes: got %d, truth %d", len(gotPerPid), tf.Processes)

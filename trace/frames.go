@@ -10,10 +10,14 @@ import (
 	"sort"
 )
 
+// frameLoader attaches native (CUDA_CALLCHAINS) and Python (backtrace marks)
+// frames to the syncs. It reads through the export's source.
+type frameLoader struct{ *source }
+
 // attachNativeFrames reads the CUDA callchains of the syncs' calls by
 // primary key and resolves their strings.
-func (x *Export) attachNativeFrames(ctx context.Context, syncs []Sync, ev *Evidence) error {
-	s := x.Schema
+func (ld frameLoader) attachNativeFrames(ctx context.Context, syncs []Sync, ev *Evidence) error {
+	s := ld.Schema
 	if !s.HasColumn(tableCallchains, "id") || !s.HasColumn(tableCallchains, "symbol") {
 		return nil
 	}
@@ -39,7 +43,7 @@ func (x *Export) attachNativeFrames(ctx context.Context, syncs []Sync, ev *Evide
 	for _, batch := range chunks(ids, 500) {
 		q := fmt.Sprintf(`SELECT id, stackDepth, symbol, %s, %s FROM %s WHERE id IN (%s)`,
 			s.col(tableCallchains, "module", "NULL"), s.col(tableCallchains, "unresolved", "0"), s.Name(tableCallchains), inList(batch))
-		_, err := x.scanRows(ctx, "reading callchains", q, dest, func() error {
+		_, err := ld.scanRows(ctx, "reading callchains", q, dest, func() error {
 			f := rawFrame{depth: v[1].Int64, symbol: v[2].Int64, module: intOr(v[3], -1), unresolved: v[4].Int64}
 			chains[v[0].Int64] = append(chains[v[0].Int64], f)
 			strIDs[f.symbol] = true
@@ -52,7 +56,7 @@ func (x *Export) attachNativeFrames(ctx context.Context, syncs []Sync, ev *Evide
 			return err
 		}
 	}
-	strs, err := x.lookupStrings(ctx, strIDs)
+	strs, err := ld.lookupStrings(ctx, strIDs)
 	if err != nil {
 		return err
 	}
@@ -82,8 +86,8 @@ func (x *Export) attachNativeFrames(ctx context.Context, syncs []Sync, ev *Evide
 // attachPythonFrames matches the "Python Backtrace on CUDA" marks to the
 // calls' backtrace rows (same thread, same start) and decodes their
 // payload, JSON (--include-json) or binary (--include-blobs).
-func (x *Export) attachPythonFrames(ctx context.Context, syncs []Sync, domains map[domainKey]string, ev *Evidence) error {
-	s := x.Schema
+func (ld frameLoader) attachPythonFrames(ctx context.Context, syncs []Sync, domains map[domainKey]string, ev *Evidence) error {
+	s := ld.Schema
 	var pyDomains []int64
 	pyDomainOf := map[domainKey]bool{}
 	for k, name := range domains {
@@ -95,7 +99,10 @@ func (x *Export) attachPythonFrames(ctx context.Context, syncs []Sync, domains m
 	if len(pyDomains) == 0 {
 		return nil
 	}
-	type markKey struct{ tid, start int64 }
+	type markKey struct {
+		tid   GlobalTid
+		start int64
+	}
 	owner := map[markKey]int{}
 	for i := range syncs {
 		for _, c := range syncs[i].Calls() {
@@ -112,12 +119,12 @@ func (x *Export) attachPythonFrames(ctx context.Context, syncs []Sync, domains m
 	type payload struct{ ids [][3]int64 }
 	found := map[int]payload{}
 	strIDs := map[int64]bool{}
-	_, err := x.scanRows(ctx, "reading Python backtraces", q, []any{&tid, &start, &dom, &jsonText, &blob}, func() error {
-		if !pyDomainOf[domainKey{pidOf(tid.Int64), dom.Int64}] {
+	_, err := ld.scanRows(ctx, "reading Python backtraces", q, []any{&tid, &start, &dom, &jsonText, &blob}, func() error {
+		if !pyDomainOf[domainKey{GlobalTid(tid.Int64).Process(), dom.Int64}] {
 			return nil
 		}
 		ev.PythonMarks = true
-		i, ok := owner[markKey{tid.Int64, start.Int64}]
+		i, ok := owner[markKey{GlobalTid(tid.Int64), start.Int64}]
 		if !ok {
 			return nil
 		}
@@ -142,7 +149,7 @@ func (x *Export) attachPythonFrames(ctx context.Context, syncs []Sync, domains m
 	if err != nil {
 		return err
 	}
-	strs, err := x.lookupStrings(ctx, strIDs)
+	strs, err := ld.lookupStrings(ctx, strIDs)
 	if err != nil {
 		return err
 	}

@@ -22,9 +22,9 @@ import (
 // striped lock: the result is the K smallest keys whatever the order the
 // ops arrive in.
 type neighbourIndex struct {
-	groups map[[3]int64]*streamGroup // (globalPid, device, stream)
-	member []int32                   // sync index of each member
-	slots  []uint64                  // nSlots per member, under locks[member%nLocks]
+	groups map[opStream]*streamGroup
+	member []int32  // sync index of each member
+	slots  []uint64 // nSlots per member, under locks[member%nLocks]
 	locks  [nLocks]paddedMutex
 	ngroup int
 
@@ -70,7 +70,7 @@ type streamGroup struct {
 // neighbourCursor is a scanning goroutine's last group and its last
 // positions in each group's lists.
 type neighbourCursor struct {
-	key   [3]int64
+	key   opStream
 	g     *streamGroup
 	hints []int // 2 per group
 	descs map[opDesc]uint32
@@ -89,24 +89,35 @@ type pendingList struct {
 	keys [max(MaxGPUBefore, MaxGPUAfter)]uint64
 }
 
+// opStream is a process's stream on a device: the ops of one stream.
+type opStream struct {
+	pid    GlobalPid
+	device DeviceID
+	stream StreamID
+}
+
 // streamKeys calls fn with each sync that has a stream for its windows,
 // in order, and its (globalPid, device, stream): its own stream, or for a
 // context-scope sync the stream of its thread's previous stream-scoped
 // sync when that is on the same device (or the sync's device is unknown).
-func streamKeys(syncs []Sync, fn func(i int, key [3]int64)) {
-	last := map[int64][2]int64{}               // globalTid -> device, stream of its last stream-scoped sync
-	tid, cached := int64(-1), [2]int64{-1, -1} // last's entry of the latest thread set
+func streamKeys(syncs []Sync, fn func(i int, key opStream)) {
+	type devStream struct {
+		device DeviceID
+		stream StreamID
+	}
+	last := map[GlobalTid]devStream{}                           // device, stream of a thread's last stream-scoped sync
+	tid, cached := GlobalTid(-1), devStream{NoDevice, NoStream} // last's entry of the latest thread set
 	for i := range syncs {
 		s := &syncs[i]
 		switch {
 		case s.Stream >= 0 && s.Device >= 0:
-			fn(i, [3]int64{s.GlobalPid, s.Device, s.Stream})
-			if v := [2]int64{s.Device, s.Stream}; tid != s.GlobalTid || cached != v {
+			fn(i, opStream{s.GlobalPid, s.Device, s.Stream})
+			if v := (devStream{s.Device, s.Stream}); tid != s.GlobalTid || cached != v {
 				last[s.GlobalTid], tid, cached = v, s.GlobalTid, v
 			}
 		case s.Scope == ScopeContext:
-			if l, has := last[s.GlobalTid]; has && (s.Device < 0 || s.Device == l[0]) {
-				fn(i, [3]int64{s.GlobalPid, l[0], l[1]})
+			if l, has := last[s.GlobalTid]; has && (s.Device < 0 || s.Device == l.device) {
+				fn(i, opStream{s.GlobalPid, l.device, l.stream})
 			}
 		}
 	}
@@ -114,10 +125,10 @@ func streamKeys(syncs []Sync, fn func(i int, key [3]int64)) {
 
 // newNeighbourIndex groups the syncs that have a stream; nil when none has.
 func newNeighbourIndex(syncs []Sync) *neighbourIndex {
-	nb := &neighbourIndex{groups: map[[3]int64]*streamGroup{}, descIx: map[opDesc]uint32{}}
+	nb := &neighbourIndex{groups: map[opStream]*streamGroup{}, descIx: map[opDesc]uint32{}}
 	var g *streamGroup
-	var gkey [3]int64
-	streamKeys(syncs, func(i int, key [3]int64) {
+	var gkey opStream
+	streamKeys(syncs, func(i int, key opStream) {
 		if g == nil || key != gkey {
 			if g, gkey = nb.groups[key], key; g == nil {
 				g = &streamGroup{id: len(nb.groups)}
@@ -231,7 +242,7 @@ func (nb *neighbourIndex) add(cur *neighbourCursor, op *gpuOp) {
 		nb.cursors = append(nb.cursors, cur)
 		nb.descMu.Unlock()
 	}
-	key := [3]int64{op.pid, op.device, op.stream}
+	key := opStream{op.pid, op.device, op.stream}
 	if cur.g == nil || cur.key != key {
 		cur.key, cur.g = key, nb.groups[key]
 		if cur.hints == nil {

@@ -14,7 +14,7 @@ import (
 // index, and compares every sync with bruteNeighbours.
 func TestNeighbourIndexRandom(t *testing.T) {
 	rng := rand.New(rand.NewSource(11))
-	pids := []int64{1 << 24, 2 << 24}
+	pids := []GlobalPid{1 << 24, 2 << 24}
 	simple, overlapping := 0, 0
 	for trial := range 30 {
 		var syncs []Sync
@@ -24,7 +24,7 @@ func TestNeighbourIndexRandom(t *testing.T) {
 				corr, at := int64(rng.Intn(20)), int64(0)
 				for range 30 {
 					corr += int64(rng.Intn(12))
-					s := Sync{GlobalTid: pid + th + 1, GlobalPid: pid, Start: at, Device: int64(rng.Intn(2)), Stream: int64(rng.Intn(3)),
+					s := Sync{GlobalTid: GlobalTid(int64(pid) + th + 1), GlobalPid: pid, Start: at, Device: DeviceID(rng.Intn(2)), Stream: StreamID(rng.Intn(3)),
 						EventID: -1, Context: -1, Scope: ScopeStream, waitCorr: corr}
 					at += int64(rng.Intn(10)) + 1
 					s.End = at
@@ -61,7 +61,7 @@ func TestNeighbourIndexRandom(t *testing.T) {
 		syncs = sorted
 		ops := make([]namedOp, 2000)
 		for i := range ops {
-			o := gpuOp{device: int64(rng.Intn(2)), stream: int64(rng.Intn(3)), corr: int64(rng.Intn(400)), pid: pids[rng.Intn(2)],
+			o := gpuOp{device: DeviceID(rng.Intn(2)), stream: StreamID(rng.Intn(3)), corr: int64(rng.Intn(400)), pid: pids[rng.Intn(2)],
 				kind: GPUOpKind(rng.Intn(4) + 1), name: -1}
 			ref := GPUOpRef{CorrelationID: o.corr, Kind: o.kind}
 			switch o.kind {

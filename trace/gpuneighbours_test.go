@@ -63,7 +63,7 @@ func namedGPUOps(t *testing.T, x *Export, path string) []namedOp {
 			if err := rows.Scan(&v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &s); err != nil {
 				t.Fatal(err)
 			}
-			o := namedOp{op: gpuOp{device: v[0].Int64, stream: v[1].Int64, corr: v[2].Int64, pid: v[3].Int64,
+			o := namedOp{op: gpuOp{device: DeviceID(v[0].Int64), stream: StreamID(v[1].Int64), corr: v[2].Int64, pid: GlobalPid(v[3].Int64),
 				kind: kind, name: v[4].Int64, bytes: v[5].Int64, copyKind: v[6].Int64}}
 			o.ref = GPUOpRef{CorrelationID: o.op.corr, Kind: kind}
 			o.tie = tieOf(&o.op)
@@ -103,11 +103,11 @@ func tieOf(op *gpuOp) uint64 {
 // against the window. ambiguous is set when ops of equal correlation id
 // whose order the definition does not fix compete for the last place.
 func bruteNeighbours(syncs []Sync, ops []namedOp) (before, after [][]GPUOpRef, ambiguous []bool) {
-	byKey := map[[3]int64][]int{}
-	streamKeys(syncs, func(i int, key [3]int64) { byKey[key] = append(byKey[key], i) })
-	opsBy := map[[3]int64][]namedOp{}
+	byKey := map[opStream][]int{}
+	streamKeys(syncs, func(i int, key opStream) { byKey[key] = append(byKey[key], i) })
+	opsBy := map[opStream][]namedOp{}
 	for _, o := range ops {
-		k := [3]int64{o.op.pid, o.op.device, o.op.stream}
+		k := opStream{o.op.pid, o.op.device, o.op.stream}
 		if _, has := byKey[k]; has {
 			opsBy[k] = append(opsBy[k], o)
 		}

@@ -9,9 +9,17 @@ import (
 	"sync/atomic"
 )
 
+// gpuLoader streams the GPU ops (kernels, copies, memsets, graphs) once
+// through the per-sync accumulators of an opIndex. It reads through the export's source.
+type gpuLoader struct{ *source }
+
 // gpuOp is one kernel, memcpy, memset or graph launch as the scan sees it.
 type gpuOp struct {
-	start, end, device, stream, corr, pid int64
+	start, end int64
+	device     DeviceID
+	stream     StreamID
+	corr       int64
+	pid        GlobalPid
 	// What Sync.GPUBefore and GPUAfter name it by: a kernel's name id
 	// (-1 when none), a copy's or memset's bytes and a copy's direction.
 	name, bytes int64
@@ -28,8 +36,8 @@ type gpuOp struct {
 type opIndex struct {
 	syncs   []Sync
 	si      *streamInfo
-	threads map[int64][][]int32 // globalPid -> per-thread sync indices sorted by Start
-	groups  map[[2]int64]*gapGroup
+	threads map[GlobalPid][][]int32 // per-thread sync indices sorted by Start
+	groups  map[deviceKey]*gapGroup
 	waited  []waitSums // by sync index
 	// nb finds the ops just before and after each sync on its stream;
 	// nil when no sync has a stream.
@@ -55,20 +63,26 @@ type gapGroup struct {
 }
 
 // gapKey is the group of a sync.
-func gapKey(s *Sync) [2]int64 {
+func gapKey(s *Sync) deviceKey {
 	if s.Device < 0 {
-		return [2]int64{s.GlobalPid, -1}
+		return deviceKey{s.GlobalPid, NoDevice}
 	}
-	return [2]int64{s.GlobalPid, s.Device}
+	return deviceKey{s.GlobalPid, s.Device}
+}
+
+// deviceKey is a process's device (NoDevice: the syncs of an unknown one).
+type deviceKey struct {
+	pid    GlobalPid
+	device DeviceID
 }
 
 func newOpIndex(syncs []Sync, si *streamInfo) *opIndex {
-	ix := &opIndex{syncs: syncs, si: si, threads: map[int64][][]int32{}, groups: map[[2]int64]*gapGroup{},
+	ix := &opIndex{syncs: syncs, si: si, threads: map[GlobalPid][][]int32{}, groups: map[deviceKey]*gapGroup{},
 		waited: make([]waitSums, len(syncs))}
 	// The neighbour index is built on another core meanwhile.
 	nbDone := make(chan *neighbourIndex)
 	go func() { nbDone <- newNeighbourIndex(syncs) }()
-	byThread := map[int64][]int32{}
+	byThread := map[GlobalTid][]int32{}
 	for i := range syncs {
 		s := &syncs[i]
 		byThread[s.GlobalTid] = append(byThread[s.GlobalTid], int32(i))
@@ -84,7 +98,7 @@ func newOpIndex(syncs []Sync, si *streamInfo) *opIndex {
 	}
 	for tid, list := range byThread {
 		sort.Slice(list, func(a, b int) bool { return syncs[list[a]].Start < syncs[list[b]].Start })
-		ix.threads[pidOf(tid)] = append(ix.threads[pidOf(tid)], list)
+		ix.threads[tid.Process()] = append(ix.threads[tid.Process()], list)
 	}
 	for _, g := range ix.groups {
 		sort.Slice(g.idx, func(a, b int) bool { return syncs[g.idx[a]].End < syncs[g.idx[b]].End })
@@ -121,11 +135,11 @@ func (a *gpuSpan) merge(b gpuSpan) {
 // the last positions found in them: ops come in near time order, so the
 // next answer is almost always a step or two away.
 type cursor struct {
-	pid     int64
+	pid     GlobalPid
 	threads [][]int32
 	hints   []int
 	groups  [2]*gapGroup
-	gkeys   [2][2]int64
+	gkeys   [2]deviceKey
 	ghint   [2][2]int
 	nb      neighbourCursor
 }
@@ -163,7 +177,7 @@ func (ix *opIndex) add(span *gpuSpan, cur *cursor, op gpuOp) {
 			}
 		}
 	}
-	keys := [2][2]int64{{op.pid, op.device}, {op.pid, -1}}
+	keys := [2]deviceKey{{op.pid, op.device}, {op.pid, NoDevice}}
 	for gi, key := range keys {
 		if gi == 1 && key == keys[0] {
 			break // an op of unknown device: its group is the first
@@ -249,7 +263,7 @@ func (ix *opIndex) inScope(s *Sync, op gpuOp) bool {
 		return true
 	case s.Legacy:
 		// The legacy stream waits for every blocking stream of its device.
-		return !ix.si.nonBlocking[[2]int64{PidOf(op.pid), op.stream}]
+		return !ix.si.nonBlocking[[2]int64{op.pid.Pid(), int64(op.stream)}]
 	}
 	return op.stream == s.Stream
 }
@@ -302,8 +316,8 @@ func (ix *opIndex) fillGaps(g *gapGroup) {
 // index, split by rowid ranges over the available cores. Graph launches
 // traced at graph level (the default) have a GRAPH_TRACE row instead of
 // kernel rows.
-func (x *Export) scanGPU(ctx context.Context, ix *opIndex) (gpuSpan, error) {
-	s := x.Schema
+func (ld gpuLoader) scanGPU(ctx context.Context, ix *opIndex) (gpuSpan, error) {
+	s := ld.Schema
 	spans := make([]gpuSpan, runtime.GOMAXPROCS(0))
 	for w := range spans {
 		spans[w] = newGPUSpan()
@@ -329,11 +343,11 @@ func (x *Export) scanGPU(ctx context.Context, ix *opIndex) (gpuSpan, error) {
 			}
 		}
 		scan := intScan{what: "reading GPU activity", table: t, cols: cols}
-		_, err := x.scanInts(ctx, scan, func(w, _ int) func(v []sql.NullInt64) error {
+		_, err := ld.scanInts(ctx, scan, func(w, _ int) func(v []sql.NullInt64) error {
 			span, cur := &spans[w], &cursor{}
 			return func(v []sql.NullInt64) error {
-				op := gpuOp{start: v[0].Int64, end: v[1].Int64, device: v[2].Int64, stream: v[3].Int64,
-					corr: v[4].Int64, pid: v[5].Int64, kind: kind, name: -1}
+				op := gpuOp{start: v[0].Int64, end: v[1].Int64, device: DeviceID(v[2].Int64), stream: StreamID(v[3].Int64),
+					corr: v[4].Int64, pid: GlobalPid(v[5].Int64), kind: kind, name: -1}
 				if len(v) > 6 {
 					switch kind {
 					case GPUKernel:
@@ -360,7 +374,7 @@ func (x *Export) scanGPU(ctx context.Context, ix *opIndex) (gpuSpan, error) {
 	}
 	ix.finish()
 	if ix.nb != nil {
-		lookup := func(ids map[int64]bool) (map[int64]string, error) { return x.lookupStrings(ctx, ids) }
+		lookup := func(ids map[int64]bool) (map[int64]string, error) { return ld.lookupStrings(ctx, ids) }
 		if err := ix.nb.finish(ix.syncs, lookup); err != nil {
 			return gpuSpan{}, err
 		}

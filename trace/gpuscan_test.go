@@ -60,7 +60,7 @@ func TestGPUScanMatchesBruteForce(t *testing.T) {
 		if err != nil {
 			t.Fatalf("Load(%s): %v", path, err)
 		}
-		si, err := x.loadStreams(context.Background())
+		si, err := contextLoader{x.src}.loadStreams(context.Background())
 		if err != nil {
 			t.Fatalf("%s: streams: %v", path, err)
 		}
@@ -110,7 +110,7 @@ func allGPUOps(t *testing.T, x *Export, path string) []gpuOp {
 			if err := rows.Scan(&v[0], &v[1], &v[2], &v[3], &v[4], &v[5]); err != nil {
 				t.Fatal(err)
 			}
-			ops = append(ops, gpuOp{start: v[0].Int64, end: v[1].Int64, device: v[2].Int64, stream: v[3].Int64, corr: v[4].Int64, pid: v[5].Int64})
+			ops = append(ops, gpuOp{start: v[0].Int64, end: v[1].Int64, device: DeviceID(v[2].Int64), stream: StreamID(v[3].Int64), corr: v[4].Int64, pid: GlobalPid(v[5].Int64)})
 		}
 		if err := rows.Close(); err != nil {
 			t.Fatal(err)
@@ -127,7 +127,7 @@ func allGPUOps(t *testing.T, x *Export, path string) []gpuOp {
 func bruteWait(ix *opIndex, s *Sync, ops []gpuOp) (Waited, Gap) {
 	w := Waited{FirstStart: math.MaxInt64, LastEnd: math.MinInt64}
 	busy, next, prev := false, int64(math.MaxInt64), int64(math.MinInt64)
-	pid := pidOf(s.GlobalTid)
+	pid := s.GlobalTid.Process()
 	for _, op := range ops {
 		if op.pid != pid {
 			continue
@@ -172,8 +172,8 @@ func bruteWait(ix *opIndex, s *Sync, ops []gpuOp) (Waited, Gap) {
 // scope, and ops that run across several returns.
 func TestOpIndexRandom(t *testing.T) {
 	rng := rand.New(rand.NewSource(7))
-	pids := []int64{1 << 24, 2 << 24}
-	si := &streamInfo{nonBlocking: map[[2]int64]bool{{pids[0], 3}: true}}
+	pids := []GlobalPid{1 << 24, 2 << 24}
+	si := &streamInfo{nonBlocking: map[[2]int64]bool{{pids[0].Pid(), 3}: true}}
 	for trial := range 20 {
 		var syncs []Sync
 		for _, pid := range pids {
@@ -181,8 +181,8 @@ func TestOpIndexRandom(t *testing.T) {
 				at := int64(rng.Intn(50))
 				for range 40 {
 					start := at + int64(rng.Intn(30))
-					s := Sync{GlobalTid: pid + th + 1, GlobalPid: pid, Start: start, End: start + int64(rng.Intn(60)),
-						Device: int64(rng.Intn(3)) - 1, Stream: int64(rng.Intn(4)), waitCorr: int64(rng.Intn(400))}
+					s := Sync{GlobalTid: GlobalTid(int64(pid) + th + 1), GlobalPid: pid, Start: start, End: start + int64(rng.Intn(60)),
+						Device: DeviceID(rng.Intn(3)) - 1, Stream: StreamID(rng.Intn(4)), waitCorr: int64(rng.Intn(400))}
 					switch rng.Intn(4) {
 					case 0:
 						s.Scope = ScopeContext
@@ -199,8 +199,8 @@ func TestOpIndexRandom(t *testing.T) {
 		ops := make([]gpuOp, 600)
 		for i := range ops {
 			start := int64(rng.Intn(2000))
-			ops[i] = gpuOp{start: start, end: start + int64(rng.Intn(80)), device: int64(rng.Intn(2)),
-				stream: int64(rng.Intn(4)), corr: int64(rng.Intn(400)), pid: pids[rng.Intn(2)]}
+			ops[i] = gpuOp{start: start, end: start + int64(rng.Intn(80)), device: DeviceID(rng.Intn(2)),
+				stream: StreamID(rng.Intn(4)), corr: int64(rng.Intn(400)), pid: pids[rng.Intn(2)]}
 		}
 		ix := newOpIndex(syncs, si)
 		rng.Shuffle(len(ops), func(a, b int) { ops[a], ops[b] = ops[b], ops[a] })

@@ -14,6 +14,9 @@ import (
 	"sync/atomic"
 )
 
+// writeLoader reads the OS-runtime writes that may follow a sync's read. It reads through the export's source.
+type writeLoader struct{ *source }
+
 // tableOSRT is nsys's OS-runtime trace (on in a default capture).
 const tableOSRT = "OSRT_API"
 
@@ -118,17 +121,18 @@ type threadWrites struct {
 // loadHostWrites reads the export's OS-runtime writes; nil, at the cost
 // of a look at the schema, when it has no OS-runtime trace, and at the
 // cost of one query on StringIds when that trace holds no write.
-func (x *Export) loadHostWrites(ctx context.Context, ev *Evidence) (*hostWrites, error) {
-	s := x.Schema
+func (ld writeLoader) loadHostWrites(ctx context.Context, ev *Evidence) (*hostWrites, error) {
+	s := ld.Schema
 	if !s.Has(tableOSRT) || !s.HasColumn(tableOSRT, "start") || !s.HasColumn(tableOSRT, "nameId") || !s.HasColumn(tableOSRT, "globalTid") {
 		return nil, nil
 	}
-	var first sql.NullInt64
-	if err := x.db.QueryRowContext(ctx, fmt.Sprintf(`SELECT rowid FROM %s LIMIT 1`, s.Name(tableOSRT))).Scan(&first); err != nil {
-		if err == sql.ErrNoRows {
-			return nil, nil
-		}
-		return nil, x.dbErr(err, "reading OS runtime calls")
+	q := fmt.Sprintf(`SELECT EXISTS (SELECT 1 FROM %s)`, s.Name(tableOSRT))
+	v, dest := nullInts(1)
+	if _, err := ld.scanRows(ctx, "reading OS runtime calls", q, dest, func() error { return nil }); err != nil {
+		return nil, err
+	}
+	if v[0].Int64 != 1 {
+		return nil, nil
 	}
 	ev.OSRT = true
 	hw := &hostWrites{threads: map[int64]*threadWrites{}, names: map[int64]string{}}
@@ -138,8 +142,8 @@ func (x *Export) loadHostWrites(ctx context.Context, ev *Evidence) (*hostWrites,
 	}
 	var id sql.NullInt64
 	var val sql.NullString
-	q := fmt.Sprintf(`SELECT id, value FROM %s WHERE value IN (%s)`, s.Name(tableStrings), strings.Join(quoted, ","))
-	if _, err := x.scanRows(ctx, "reading OS runtime names", q, []any{&id, &val}, func() error {
+	q = fmt.Sprintf(`SELECT id, value FROM %s WHERE value IN (%s)`, s.Name(tableStrings), strings.Join(quoted, ","))
+	if _, err := ld.scanRows(ctx, "reading OS runtime names", q, []any{&id, &val}, func() error {
 		hw.names[id.Int64] = val.String
 		return nil
 	}); err != nil {
@@ -166,7 +170,7 @@ func (x *Export) loadHostWrites(ctx context.Context, ev *Evidence) (*hostWrites,
 		keep: func(v []sql.NullInt64) bool {
 			return v[0].Valid && v[1].Valid && v[2].Valid && isWrite(v[2].Int64)
 		}}
-	n, err := x.scanInts(ctx, scan, func(_, p int) func(v []sql.NullInt64) error {
+	n, err := ld.scanInts(ctx, scan, func(_, p int) func(v []sql.NullInt64) error {
 		part := map[int64][]write{}
 		mu.Lock()
 		parts[p] = part
@@ -294,9 +298,9 @@ func (hw *hostWrites) attach(syncs []Sync) {
 		c.slot[1].flush()
 	}
 	hw.cursors = nil
-	byThread := map[int64][]int32{}
+	byThread := map[GlobalTid][]int32{}
 	for i := range syncs {
-		if hw.threads[syncs[i].GlobalTid] != nil {
+		if hw.threads[int64(syncs[i].GlobalTid)] != nil {
 			byThread[syncs[i].GlobalTid] = append(byThread[syncs[i].GlobalTid], int32(i))
 		}
 	}
@@ -308,7 +312,7 @@ func (hw *hostWrites) attach(syncs []Sync) {
 			}
 			return sa.Start < sb.Start
 		})
-		tw := hw.threads[tid]
+		tw := hw.threads[int64(tid)]
 		latest := int64(math.MinInt64) // prefix maximum of last
 		done := -1                     // the last sync (in list) given a write
 		for k, w := range tw.start {

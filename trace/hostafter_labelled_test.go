@@ -55,7 +55,7 @@ func TestWroteAfterLabelled(t *testing.T) {
 				continue
 			}
 			n, delay, wrote := s.HostAfter()
-			d, in := dep[[2]int64{PidOf(s.GlobalPid), s.Calls()[0].CorrelationID}]
+			d, in := dep[[2]int64{s.GlobalPid.Pid(), s.Calls()[0].CorrelationID}]
 			if !in {
 				if wrote && strings.HasPrefix(name, "cf_") {
 					t.Logf("%s: sync %d outside \"measured\" (%s, %s) followed by %s %.0f µs after", name, i, s.Reason, strings.Join(s.APIs(), "+"), n, float64(delay)/1e3)

@@ -93,7 +93,7 @@ func bruteHostAfter(t *testing.T, path string, syncs []Sync) (osrt bool, out []b
 	for i := range syncs {
 		s := &syncs[i]
 		next := int64(math.MaxInt64)
-		c := calls[s.GlobalTid]
+		c := calls[int64(s.GlobalTid)]
 		if k := sort.Search(len(c), func(k int) bool { return c[k] > s.End }); k < len(c) {
 			next = c[k]
 		}
@@ -102,7 +102,7 @@ func bruteHostAfter(t *testing.T, path string, syncs []Sync) (osrt bool, out []b
 				next = min(next, o.Start)
 			}
 		}
-		for _, x := range writes[s.GlobalTid] { // sorted by start, name id
+		for _, x := range writes[int64(s.GlobalTid)] { // sorted by start, name id
 			if x.start > s.End && x.start < next {
 				out[i] = bruteWrite{x.name, x.start - s.End, true}
 				break
@@ -142,7 +142,7 @@ func TestWroteAfterMatchesBruteForce(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Open(%s): %v", path, err)
 			}
-			x.sqlOnly = sqlOnly
+			x.src.sqlOnly = sqlOnly
 			tr, err := x.Load(context.Background(), LoadOptions{})
 			x.Close()
 			if errors.Is(err, ErrNoCUDATrace) {
@@ -204,7 +204,7 @@ func TestHostWritesRandom(t *testing.T) {
 				tm += int64(rng.IntN(4)) // ties included
 				switch r := rng.IntN(10); {
 				case r < 3: // a sync of one or two calls
-					s := Sync{GlobalTid: tid, Start: tm}
+					s := Sync{GlobalTid: GlobalTid(tid), Start: tm}
 					starts = append(starts, tm)
 					if rng.IntN(2) == 0 {
 						tm += int64(rng.IntN(3))
@@ -263,7 +263,7 @@ func TestHostWritesRandom(t *testing.T) {
 			s := &syncs[i]
 			next := int64(math.MaxInt64)
 			for _, r := range all {
-				if r[0] == s.GlobalTid && r[1] > s.End {
+				if r[0] == int64(s.GlobalTid) && r[1] > s.End {
 					next = min(next, r[1])
 				}
 			}
@@ -273,7 +273,7 @@ func TestHostWritesRandom(t *testing.T) {
 				}
 			}
 			var want bruteWrite
-			if tw := hw.threads[s.GlobalTid]; tw != nil {
+			if tw := hw.threads[int64(s.GlobalTid)]; tw != nil {
 				for k, w := range tw.start {
 					if w > s.End && w < next {
 						want = bruteWrite{hw.names[tw.name[k]], w - s.End, true}
@@ -291,11 +291,11 @@ func TestHostWritesRandom(t *testing.T) {
 				}
 				var rs []int64
 				for _, r := range all {
-					if r[0] == s.GlobalTid {
+					if r[0] == int64(s.GlobalTid) {
 						rs = append(rs, r[1])
 					}
 				}
-				t.Fatalf("round %d: sync %d (tid %d, %d–%d): got %+v, want %+v; syncs %v rows %v writes %v", round, i, s.GlobalTid, s.Start, s.End, got, want, th, rs, hw.threads[s.GlobalTid].start)
+				t.Fatalf("round %d: sync %d (tid %d, %d–%d): got %+v, want %+v; syncs %v rows %v writes %v", round, i, s.GlobalTid, s.Start, s.End, got, want, th, rs, hw.threads[int64(s.GlobalTid)].start)
 			}
 		}
 	}

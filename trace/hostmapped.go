@@ -33,9 +33,9 @@ func isHostMappedName(raw string) bool {
 // call, or unified-memory migrations in its memcpy activity (copyKind 11,
 // 12: managed memory, a __managed__ variable's included, moving between
 // host and device) or a memset of managed memory.
-type hostMapped map[int64]string
+type hostMapped map[GlobalPid]string
 
-func (h hostMapped) note(pid int64, why string) {
+func (h hostMapped) note(pid GlobalPid, why string) {
 	if _, ok := h[pid]; !ok {
 		h[pid] = why
 	}
@@ -44,8 +44,8 @@ func (h hostMapped) note(pid int64, why string) {
 // loadHostMappedCalls adds to h the processes that call one of
 // hostMappedAPIs (the call, when there is one, is the evidence given): a
 // scan of the runtime table, made only when StringIds names one.
-func (x *Export) loadHostMappedCalls(ctx context.Context, h hostMapped) error {
-	s := x.Schema
+func (ld activityLoader) loadHostMappedCalls(ctx context.Context, h hostMapped) error {
+	s := ld.Schema
 	if !s.HasColumn(tableStrings, "value") || !s.HasColumn(tableRuntime, "nameId") || !s.HasColumn(tableRuntime, "globalTid") {
 		return nil
 	}
@@ -53,7 +53,7 @@ func (x *Export) loadHostMappedCalls(ctx context.Context, h hostMapped) error {
 	var val sql.NullString
 	names := map[int64]string{}
 	q := fmt.Sprintf(`SELECT id, value FROM %s WHERE value GLOB 'cu*Managed*' OR value GLOB 'cu*HostGetDevicePointer*'`, s.Name(tableStrings))
-	if _, err := x.scanRows(ctx, "reading mapped-memory API names", q, []any{&id, &val}, func() error {
+	if _, err := ld.scanRows(ctx, "reading mapped-memory API names", q, []any{&id, &val}, func() error {
 		if isHostMappedName(val.String) {
 			names[id.Int64] = NormalizeName(val.String)
 		}
@@ -70,11 +70,11 @@ func (x *Export) loadHostMappedCalls(ctx context.Context, h hostMapped) error {
 	}
 	sort.Slice(ids, func(a, b int) bool { return ids[a] < ids[b] })
 	// A call says more than the activity it leaves: it replaces it.
-	called := map[int64]bool{}
+	called := map[GlobalPid]bool{}
 	var tid, nameID sql.NullInt64
 	q = fmt.Sprintf(`SELECT globalTid, nameId FROM %s WHERE nameId IN (%s) GROUP BY globalTid >> 24, nameId`, s.Name(tableRuntime), inList(ids))
-	_, err := x.scanRows(ctx, "reading mapped-memory calls", q, []any{&tid, &nameID}, func() error {
-		if pid := pidOf(tid.Int64); !called[pid] {
+	_, err := ld.scanRows(ctx, "reading mapped-memory calls", q, []any{&tid, &nameID}, func() error {
+		if pid := GlobalTid(tid.Int64).Process(); !called[pid] {
 			called[pid], h[pid] = true, "it calls "+names[nameID.Int64]
 		}
 		return nil

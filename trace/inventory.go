@@ -15,7 +15,7 @@ func buildSyncs(calls []Call, act *activity, si *streamInfo) []Sync {
 	plan, n := planSyncs(calls, act, si)
 	out := make([]Sync, 0, n)
 	var kept copyArena
-	lastOnThread := map[int64]int{} // globalTid -> index in calls of its previous call
+	lastOnThread := map[GlobalTid]int{} // -> index in calls of its previous call
 	// linked[i]: index in out of the slot that call i (a copy blocking on
 	// its own) keeps for the stream sync that completes it, -1 for none.
 	linked := make([]int32, len(calls))
@@ -78,7 +78,7 @@ const (
 func planSyncs(calls []Call, act *activity, si *streamInfo) ([]uint8, int) {
 	plan := make([]uint8, len(calls))
 	n := 0
-	lastOnThread := map[int64]int{}
+	lastOnThread := map[GlobalTid]int{}
 	for i := range calls {
 		c := &calls[i]
 		prev, hasPrev := lastOnThread[c.GlobalTid]
@@ -137,14 +137,14 @@ func linksTo(p *Call, cp *Copy, c *Call, s *Sync) bool {
 // copyOf returns the copy activity of a memcpy/memset call, or one guessed
 // from the API name when the export has no activity row.
 func copyOf(c *Call, act *activity) *Copy {
-	if cp, ok := act.copyRow(pidOf(c.GlobalTid), c.CorrelationID); ok {
+	if cp, ok := act.copyRow(c.GlobalTid.Process(), c.CorrelationID); ok {
 		return cp
 	}
 	switch c.Kind {
 	case CallMemcpy:
-		return &Copy{Direction: directionFromName(c.Name), SrcKind: MemUnknown, DstKind: MemUnknown, Stream: -1, Device: -1, Context: -1, CorrelationID: c.CorrelationID}
+		return &Copy{Direction: directionFromName(c.Name), SrcKind: MemUnknown, DstKind: MemUnknown, Stream: NoStream, Device: NoDevice, Context: NoContext, CorrelationID: c.CorrelationID}
 	case CallMemset:
-		return &Copy{Memset: true, SrcKind: MemUnknown, DstKind: MemUnknown, Stream: -1, Device: -1, Context: -1, CorrelationID: c.CorrelationID}
+		return &Copy{Memset: true, SrcKind: MemUnknown, DstKind: MemUnknown, Stream: NoStream, Device: NoDevice, Context: NoContext, CorrelationID: c.CorrelationID}
 	}
 	return nil
 }
@@ -154,10 +154,10 @@ func copyOf(c *Call, act *activity) *Copy {
 // its own.
 func describeCall(one []Call, act *activity, si *streamInfo) (Sync, bool) {
 	c := &one[0]
-	pid := pidOf(c.GlobalTid)
+	pid := c.GlobalTid.Process()
 	s := Sync{
 		calls: c, nCalls: 1, GlobalTid: c.GlobalTid, GlobalPid: pid, Start: c.Start, End: c.End,
-		Scope: ScopeContext, Device: -1, Context: -1, Stream: -1, EventID: -1, Kind: Explicit,
+		Scope: ScopeContext, Device: NoDevice, Context: NoContext, Stream: NoStream, EventID: -1, Kind: Explicit,
 		Reason: reasonOf(c.Kind), waitCorr: c.CorrelationID,
 	}
 	rec, hasRec := act.syncRow(pid, c.CorrelationID)
@@ -204,10 +204,10 @@ func describeCall(one []Call, act *activity, si *streamInfo) (Sync, bool) {
 	return s, false
 }
 
-func (s *Sync) setStream(device, context, stream int64, si *streamInfo) {
+func (s *Sync) setStream(device DeviceID, context ContextID, stream StreamID, si *streamInfo) {
 	s.Scope = ScopeStream
 	s.Device, s.Context, s.Stream = device, context, stream
-	s.Legacy = si.isLegacy(PidOf(s.GlobalPid), context, stream)
+	s.Legacy = si.isLegacy(s.GlobalPid.Pid(), context, stream)
 }
 
 // blocks applies CUDA's API synchronization rules to a copy or memset

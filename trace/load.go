@@ -12,8 +12,11 @@ type LoadOptions struct {
 	NVTX string
 }
 
-// Load reads the export and builds the inventory of host syncs.
+// Load reads the export and builds the inventory of host syncs: it runs
+// the loaders, each of which reads one part of the trace through the
+// export's source, in the order their results feed each other.
 func (x *Export) Load(ctx context.Context, opt LoadOptions) (*Trace, error) {
+	ld := newLoaders(x.src)
 	t := &Trace{Path: x.Path, Schema: x.Schema}
 	s := x.Schema
 	t.Evidence.SyncRecords = s.Has(tableSync)
@@ -21,58 +24,58 @@ func (x *Export) Load(ctx context.Context, opt LoadOptions) (*Trace, error) {
 	t.Evidence.MemcpyActivity = s.Has(tableMemcpy)
 	t.Evidence.GPUActivity = s.Has(tableKernel) || s.Has(tableMemcpy) || s.Has(tableMemset) || s.Has(tableGraphTrace)
 
-	span, hasRows, err := x.cudaSpan(ctx)
+	span, hasRows, err := ld.calls.cudaSpan(ctx)
 	if err != nil {
 		return nil, err
 	}
 	if !hasRows {
 		return nil, inputErr(x.Path, ErrNoCUDATrace, "no CUDA trace: %s is empty", tableRuntime)
 	}
-	names, err := x.loadAPINames(ctx)
+	names, err := ld.calls.loadAPINames(ctx)
 	if err != nil {
 		return nil, err
 	}
-	act, err := x.loadCopies(ctx, &t.Stats)
+	act, err := ld.activity.loadCopies(ctx, &t.Stats)
 	if err != nil {
 		return nil, err
 	}
-	if err := x.loadHostMappedCalls(ctx, act.mapped); err != nil {
+	if err := ld.activity.loadHostMappedCalls(ctx, act.mapped); err != nil {
 		return nil, err
 	}
 	t.HostMapped = act.mapped
-	writes, err := x.loadHostWrites(ctx, &t.Evidence)
+	writes, err := ld.writes.loadHostWrites(ctx, &t.Evidence)
 	if err != nil {
 		return nil, err
 	}
-	calls, err := x.loadCalls(ctx, names, act.keepCall, writes, &t.Stats)
+	calls, err := ld.calls.loadCalls(ctx, names, act.keepCall, writes, &t.Stats)
 	if err != nil {
 		return nil, err
 	}
-	if err := x.loadSyncRecords(ctx, act, &t.Stats); err != nil {
+	if err := ld.activity.loadSyncRecords(ctx, act, &t.Stats); err != nil {
 		return nil, err
 	}
-	si, err := x.loadStreams(ctx)
+	si, err := ld.context.loadStreams(ctx)
 	if err != nil {
 		return nil, err
 	}
 	syncs := buildSyncs(calls, act, si)
 
-	domains, err := x.loadDomains(ctx)
+	domains, err := ld.nvtx.loadDomains(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if t.Hints, err = x.loadProgramHints(ctx, domains); err != nil {
+	if t.Hints, err = ld.hints.loadProgramHints(ctx, domains); err != nil {
 		return nil, err
 	}
 	if opt.NVTX != "" {
-		if t.Region, err = x.findRegion(ctx, opt.NVTX, domains); err != nil {
+		if t.Region, err = ld.nvtx.findRegion(ctx, opt.NVTX, domains); err != nil {
 			return nil, err
 		}
 		syncs = filterSyncs(syncs, t.Region)
 	}
 
 	ix := newOpIndex(syncs, si)
-	gpu, err := x.scanGPU(ctx, ix)
+	gpu, err := ld.gpu.scanGPU(ctx, ix)
 	if err != nil {
 		return nil, err
 	}
@@ -96,35 +99,35 @@ func (x *Export) Load(ctx context.Context, opt LoadOptions) (*Trace, error) {
 		t.Region = Region{Intervals: []Interval{{start, end}}, Start: start, End: end, Duration: end - start}
 	}
 
-	if err := x.attachRanges(ctx, syncs, domains, &t.Stats, &t.Evidence); err != nil {
+	if err := ld.nvtx.attachRanges(ctx, syncs, domains, &t.Stats, &t.Evidence); err != nil {
 		return nil, err
 	}
 	if t.Evidence.AutogradNVTX {
-		if err := x.attachOpsBefore(ctx, syncs, domains, t.Region.Start); err != nil {
+		if err := ld.nvtx.attachOpsBefore(ctx, syncs, domains, t.Region.Start); err != nil {
 			return nil, err
 		}
 	}
-	if err := x.attachNativeFrames(ctx, syncs, &t.Evidence); err != nil {
+	if err := ld.frames.attachNativeFrames(ctx, syncs, &t.Evidence); err != nil {
 		return nil, err
 	}
-	if err := x.attachPythonFrames(ctx, syncs, domains, &t.Evidence); err != nil {
+	if err := ld.frames.attachPythonFrames(ctx, syncs, domains, &t.Evidence); err != nil {
 		return nil, err
 	}
-	if err := x.attachSamples(ctx, syncs, t); err != nil {
+	if err := ld.samples.attachSamples(ctx, syncs, t); err != nil {
 		return nil, err
 	}
 	if t.Evidence.Backtraces && s.SchemaVersion != "" && versionLess(s.SchemaVersion, "3.9.0") {
 		t.Warnings = append(t.Warnings, fmt.Sprintf("export schema %s predates 3.9.0, whose callchainId was off by one: native frames may belong to the neighbouring call", s.SchemaVersion))
 	}
 
-	tids := map[int64]bool{}
+	tids := map[GlobalTid]bool{}
 	for _, sy := range syncs {
 		tids[sy.GlobalTid] = true
 	}
-	if t.Processes, t.Threads, err = x.loadProcessesAndThreads(ctx, tids); err != nil {
+	if t.Processes, t.Threads, err = ld.context.loadProcessesAndThreads(ctx, tids); err != nil {
 		return nil, err
 	}
-	if t.GPUs, err = x.loadGPUs(ctx); err != nil {
+	if t.GPUs, err = ld.context.loadGPUs(ctx); err != nil {
 		return nil, err
 	}
 	for i := range syncs {
@@ -132,6 +135,27 @@ func (x *Export) Load(ctx context.Context, opt LoadOptions) (*Trace, error) {
 	}
 	t.Syncs = syncs
 	return t, nil
+}
+
+// loaders are the readers of the parts of a Trace, all over one source.
+type loaders struct {
+	calls    callLoader
+	activity activityLoader
+	context  contextLoader
+	nvtx     nvtxLoader
+	frames   frameLoader
+	gpu      gpuLoader
+	writes   writeLoader
+	samples  sampleLoader
+	hints    hintLoader
+}
+
+func newLoaders(src *source) loaders {
+	return loaders{
+		calls: callLoader{src}, activity: activityLoader{src}, context: contextLoader{src},
+		nvtx: nvtxLoader{src}, frames: frameLoader{src}, gpu: gpuLoader{src},
+		writes: writeLoader{src}, samples: sampleLoader{src}, hints: hintLoader{src},
+	}
 }
 
 // filterSyncs keeps the syncs that begin inside the region.
@@ -169,7 +193,7 @@ func (t *Trace) BlockedNs() int64 {
 
 // UsedGPUs returns the GPUs the syncs ran against, or all when unknown.
 func (t *Trace) UsedGPUs() []GPU {
-	used := map[int64]bool{}
+	used := map[DeviceID]bool{}
 	for _, s := range t.Syncs {
 		if s.Device >= 0 {
 			used[s.Device] = true

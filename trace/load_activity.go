@@ -7,16 +7,29 @@ import (
 	"sync"
 )
 
+// activityLoader reads the GPU activity that tells what a call did or waited
+// for: the memcpy and memset rows, the synchronization rows and the event
+// records, and (hostmapped.go) the processes using memory the host reads
+// without a copy. It reads through the export's source.
+type activityLoader struct{ *source }
+
 // syncRecord is a CUPTI_ACTIVITY_KIND_SYNCHRONIZATION row: the stream,
 // context or event a sync call waited on.
 type syncRecord struct {
-	device, context, stream, eventID, eventSyncID int64
+	device               DeviceID
+	context              ContextID
+	stream               StreamID
+	eventID, eventSyncID int64
 }
 
 // eventRecord is a CUPTI_ACTIVITY_KIND_CUDA_EVENT row: an event record on a
 // stream, made by the call with correlationId.
 type eventRecord struct {
-	corr, device, context, stream, eventID, eventSyncID int64
+	corr                 int64
+	device               DeviceID
+	context              ContextID
+	stream               StreamID
+	eventID, eventSyncID int64
 }
 
 // activity is what the export says about the GPU side of the calls.
@@ -38,9 +51,9 @@ type activity struct {
 // wait. The filters run in SQL: device-to-device and peer copies never
 // block and never pair with a sync, and a memset blocks only into pinned
 // or managed memory, so those rows are not read at all.
-func (x *Export) loadCopies(ctx context.Context, st *Stats) (*activity, error) {
+func (ld activityLoader) loadCopies(ctx context.Context, st *Stats) (*activity, error) {
 	act := &activity{mapped: hostMapped{}}
-	s := x.Schema
+	s := ld.Schema
 	var rows corrRows[Copy]
 	var mu sync.Mutex // rows is shared by the workers
 	if s.HasColumn(tableMemcpy, "correlationId") && s.HasColumn(tableMemcpy, "copyKind") {
@@ -56,15 +69,15 @@ func (x *Export) loadCopies(ctx context.Context, st *Stats) (*activity, error) {
 				}
 				return v[8].Valid
 			}}
-		n, err := x.scanInts(ctx, scan, func(_, _ int) func(v []sql.NullInt64) error {
+		n, err := ld.scanInts(ctx, scan, func(_, _ int) func(v []sql.NullInt64) error {
 			return func(v []sql.NullInt64) error {
 				c := Copy{Direction: CopyKind(v[8].Int64), SrcKind: MemKind(intOr(v[9], -1)), DstKind: MemKind(intOr(v[10], -1)),
-					Bytes: v[7].Int64, Start: v[2].Int64, End: v[3].Int64, Device: v[4].Int64, Context: v[5].Int64, Stream: v[6].Int64,
+					Bytes: v[7].Int64, Start: v[2].Int64, End: v[3].Int64, Device: DeviceID(v[4].Int64), Context: ContextID(v[5].Int64), Stream: StreamID(v[6].Int64),
 					FromActivity: true, CorrelationID: v[0].Int64}
 				mu.Lock()
 				rows.add(v[1].Int64, v[0].Int64, c)
 				if c.Direction == CopyUnifiedHtoD || c.Direction == CopyUnifiedDtoH {
-					act.mapped.note(v[1].Int64, "managed memory: unified-memory migrations in its GPU activity")
+					act.mapped.note(GlobalPid(v[1].Int64), "managed memory: unified-memory migrations in its GPU activity")
 				}
 				mu.Unlock()
 				return nil
@@ -84,15 +97,15 @@ func (x *Export) loadCopies(ctx context.Context, st *Stats) (*activity, error) {
 			keep: func(v []sql.NullInt64) bool {
 				return v[8].Valid && (MemKind(v[8].Int64) == MemPinned || MemKind(v[8].Int64) == MemManaged)
 			}}
-		n, err := x.scanInts(ctx, scan, func(_, _ int) func(v []sql.NullInt64) error {
+		n, err := ld.scanInts(ctx, scan, func(_, _ int) func(v []sql.NullInt64) error {
 			return func(v []sql.NullInt64) error {
 				c := Copy{Memset: true, DstKind: MemKind(v[8].Int64), SrcKind: MemUnknown, Bytes: v[7].Int64,
-					Start: v[2].Int64, End: v[3].Int64, Device: v[4].Int64, Context: v[5].Int64, Stream: v[6].Int64,
+					Start: v[2].Int64, End: v[3].Int64, Device: DeviceID(v[4].Int64), Context: ContextID(v[5].Int64), Stream: StreamID(v[6].Int64),
 					FromActivity: true, CorrelationID: v[0].Int64}
 				mu.Lock()
 				rows.add(v[1].Int64, v[0].Int64, c)
 				if c.DstKind == MemManaged {
-					act.mapped.note(v[1].Int64, "managed memory: a memset into it")
+					act.mapped.note(GlobalPid(v[1].Int64), "managed memory: a memset into it")
 				}
 				mu.Unlock()
 				return nil
@@ -108,16 +121,16 @@ func (x *Export) loadCopies(ctx context.Context, st *Stats) (*activity, error) {
 }
 
 // copyRow returns the copy or memset row of a call.
-func (a *activity) copyRow(pid, corr int64) (*Copy, bool) {
-	if i, ok := a.copyIndex.rank(pid, corr); ok {
+func (a *activity) copyRow(pid GlobalPid, corr int64) (*Copy, bool) {
+	if i, ok := a.copyIndex.rank(int64(pid), corr); ok {
 		return &a.copies[i], true
 	}
 	return nil, false
 }
 
 // syncRow returns the synchronization row of a call.
-func (a *activity) syncRow(pid, corr int64) (syncRecord, bool) {
-	if i, ok := a.syncIndex.rank(pid, corr); ok {
+func (a *activity) syncRow(pid GlobalPid, corr int64) (syncRecord, bool) {
+	if i, ok := a.syncIndex.rank(int64(pid), corr); ok {
 		return a.syncs[i], true
 	}
 	return syncRecord{}, false
@@ -126,23 +139,23 @@ func (a *activity) syncRow(pid, corr int64) (syncRecord, bool) {
 // keepCall says whether a loaded call can take part in a host wait: a copy
 // or memset whose activity row was filtered out (device-to-device, device
 // memset) cannot.
-func (a *activity) keepCall(kind CallKind, pid, corr int64) bool {
+func (a *activity) keepCall(kind CallKind, pid GlobalPid, corr int64) bool {
 	switch kind {
 	case CallMemcpy:
 		if a.memcpyActivity {
-			return a.copyIndex.has(pid, corr)
+			return a.copyIndex.has(int64(pid), corr)
 		}
 	case CallMemset:
 		if a.memsetActivity {
-			return a.copyIndex.has(pid, corr)
+			return a.copyIndex.has(int64(pid), corr)
 		}
 	}
 	return true
 }
 
 // loadSyncRecords reads the synchronization rows and the event records.
-func (x *Export) loadSyncRecords(ctx context.Context, act *activity, st *Stats) error {
-	s := x.Schema
+func (ld activityLoader) loadSyncRecords(ctx context.Context, act *activity, st *Stats) error {
+	s := ld.Schema
 	if s.HasColumn(tableSync, "correlationId") {
 		// Every row is kept: the table holds a row for each sync call, all
 		// of which are loaded, and one for each stream wait, which are few.
@@ -151,9 +164,9 @@ func (x *Export) loadSyncRecords(ctx context.Context, act *activity, st *Stats) 
 		scan := intScan{what: "reading synchronization records", table: tableSync,
 			cols: []intCol{col("correlationId"), colOr("globalPid", 0), col("deviceId"), col("contextId"), col("streamId"),
 				colOr("eventId", -1), colOr("eventSyncId", -1)}}
-		n, err := x.scanInts(ctx, scan, func(_, _ int) func(v []sql.NullInt64) error {
+		n, err := ld.scanInts(ctx, scan, func(_, _ int) func(v []sql.NullInt64) error {
 			return func(v []sql.NullInt64) error {
-				r := syncRecord{device: v[2].Int64, context: v[3].Int64, stream: v[4].Int64,
+				r := syncRecord{device: DeviceID(v[2].Int64), context: ContextID(v[3].Int64), stream: StreamID(v[4].Int64),
 					eventID: intOr(v[5], -1), eventSyncID: intOr(v[6], -1)}
 				mu.Lock()
 				rows.add(v[1].Int64, v[0].Int64, r)
@@ -167,21 +180,21 @@ func (x *Export) loadSyncRecords(ctx context.Context, act *activity, st *Stats) 
 		st.RowsScanned += n
 		act.syncIndex, act.syncs = rows.index()
 	}
-	return x.loadEventRecords(ctx, act, st)
+	return ld.loadEventRecords(ctx, act, st)
 }
 
 // loadEventRecords reads CUPTI_ACTIVITY_KIND_CUDA_EVENT: one row per event
 // record, keyed by eventSyncId and by event handle.
-func (x *Export) loadEventRecords(ctx context.Context, act *activity, st *Stats) error {
-	s := x.Schema
+func (ld activityLoader) loadEventRecords(ctx context.Context, act *activity, st *Stats) error {
+	s := ld.Schema
 	if s.HasColumn(tableCudaEvent, "correlationId") && s.HasColumn(tableCudaEvent, "streamId") {
 		var rows eventRows
 		scan := intScan{what: "reading CUDA event records", table: tableCudaEvent, serial: true,
 			cols: []intCol{col("correlationId"), colOr("globalPid", 0), col("deviceId"), col("contextId"), col("streamId"),
 				colOr("eventId", -1), colOr("eventSyncId", -1)}}
-		n, err := x.scanInts(ctx, scan, func(_, _ int) func(v []sql.NullInt64) error {
+		n, err := ld.scanInts(ctx, scan, func(_, _ int) func(v []sql.NullInt64) error {
 			return func(v []sql.NullInt64) error {
-				r := eventRecord{corr: v[0].Int64, device: v[2].Int64, context: v[3].Int64, stream: v[4].Int64,
+				r := eventRecord{corr: v[0].Int64, device: DeviceID(v[2].Int64), context: ContextID(v[3].Int64), stream: StreamID(v[4].Int64),
 					eventID: intOr(v[5], -1), eventSyncID: intOr(v[6], -1)}
 				rows.add(v[1].Int64, r)
 				return nil
@@ -199,16 +212,16 @@ func (x *Export) loadEventRecords(ctx context.Context, act *activity, st *Stats)
 // eventRecordFor finds the record an event sync waited for: through
 // eventSyncId when the export has it, else the last record of the same
 // event handle made before the sync (handles are reused).
-func (a *activity) eventRecordFor(pid int64, rec syncRecord, syncCorr int64) (eventRecord, bool) {
+func (a *activity) eventRecordFor(pid GlobalPid, rec syncRecord, syncCorr int64) (eventRecord, bool) {
 	if rec.eventSyncID >= 0 && rec.eventSyncID != invalidID {
-		if r, ok := a.events.withSyncID(pid, rec.eventSyncID); ok {
+		if r, ok := a.events.withSyncID(int64(pid), rec.eventSyncID); ok {
 			return r, true
 		}
 	}
 	if rec.eventID < 0 || rec.eventID == invalidID {
 		return eventRecord{}, false
 	}
-	return a.events.lastBefore(pid, rec.eventID, syncCorr)
+	return a.events.lastBefore(int64(pid), rec.eventID, syncCorr)
 }
 
 // invalidID is CUPTI_SYNCHRONIZATION_INVALID_VALUE.

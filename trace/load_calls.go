@@ -11,6 +11,11 @@ import (
 	"sync"
 )
 
+// callLoader reads the CUDA API calls (the runtime/driver table): the names of
+// interest, the calls with their backtrace twins folded in, and the span
+// of the CUDA trace. It reads through the export's source.
+type callLoader struct{ *source }
+
 // apiName is an API name id of interest, with what its name says worked
 // out once.
 type apiName struct {
@@ -25,12 +30,12 @@ type callKey struct{ pid, corr int64 }
 // loadAPINames finds the StringIds of every API the inventory reads; the
 // calls are then selected by nameId, so the engine filters the (large)
 // runtime table.
-func (x *Export) loadAPINames(ctx context.Context) (apiNames, error) {
+func (ld callLoader) loadAPINames(ctx context.Context) (apiNames, error) {
 	names := apiNames{byID: map[int64]apiName{}}
 	var id sql.NullInt64
 	var val sql.NullString
-	q := fmt.Sprintf(`SELECT id, value FROM %s WHERE value GLOB 'cu*'`, x.Schema.Name(tableStrings))
-	_, err := x.scanRows(ctx, "reading API names", q, []any{&id, &val}, func() error {
+	q := fmt.Sprintf(`SELECT id, value FROM %s WHERE value GLOB 'cu*'`, ld.Schema.Name(tableStrings))
+	_, err := ld.scanRows(ctx, "reading API names", q, []any{&id, &val}, func() error {
 		if k := ClassifyName(val.String); k != CallOther {
 			names.byID[id.Int64] = apiName{raw: val.String, name: NormalizeName(val.String), kind: k,
 				async: isAsyncName(val.String), peer: isPeerName(val.String)}
@@ -134,14 +139,14 @@ const maxCaseNames = 16
 // that every call is counted once with the twin's callchain.
 // Calls for which keep says false are dropped as they stream past. hw,
 // when not nil, is shown every row of the table (hostWrites.see).
-func (x *Export) loadCalls(ctx context.Context, names apiNames, keep func(CallKind, int64, int64) bool, hw *hostWrites, st *Stats) ([]Call, error) {
+func (ld callLoader) loadCalls(ctx context.Context, names apiNames, keep func(CallKind, GlobalPid, int64) bool, hw *hostWrites, st *Stats) ([]Call, error) {
 	if len(names.byID) == 0 {
 		return nil, nil
 	}
 	// Exports without eventClass may repeat a call and are read in one
 	// part, deduplicated; with it, the repeat is the eventClass-67 twin and
 	// the table is read in parallel parts.
-	dedupe := !x.Schema.HasColumn(tableRuntime, "eventClass")
+	dedupe := !ld.Schema.HasColumn(tableRuntime, "eventClass")
 	wanted := names.wanted()
 	scan := intScan{what: "reading CUDA API calls", table: tableRuntime, serial: dedupe,
 		cols:  []intCol{col("start"), col("end"), colOr("eventClass", 0), col("globalTid"), col("correlationId"), col("nameId"), col("callchainId")},
@@ -160,7 +165,7 @@ func (x *Export) loadCalls(ctx context.Context, names apiNames, keep func(CallKi
 	}
 	var mu sync.Mutex
 	parts := map[int]*callPart{}
-	_, err := x.scanInts(ctx, scan, func(_, p int) func(v []sql.NullInt64) error {
+	_, err := ld.scanInts(ctx, scan, func(_, p int) func(v []sql.NullInt64) error {
 		r := &callPart{twins: map[tidCorr]twin{}}
 		mu.Lock()
 		parts[p] = r
@@ -212,7 +217,10 @@ func (x *Export) loadCalls(ctx context.Context, names apiNames, keep func(CallKi
 
 type twin struct{ start, chain int64 }
 
-type tidCorr struct{ tid, corr int64 }
+type tidCorr struct {
+	tid  GlobalTid
+	corr int64
+}
 
 // callPart is what one part of the runtime table gave.
 type callPart struct {
@@ -223,7 +231,7 @@ type callPart struct {
 
 // reader returns the function that folds the rows of one part of the
 // runtime table into it.
-func (r *callPart) reader(names map[int64]apiName, keep func(CallKind, int64, int64) bool, dedupe bool) func(v []sql.NullInt64) error {
+func (r *callPart) reader(names map[int64]apiName, keep func(CallKind, GlobalPid, int64) bool, dedupe bool) func(v []sql.NullInt64) error {
 	var seen map[tidCorr]int
 	if dedupe {
 		seen = map[tidCorr]int{}
@@ -232,12 +240,12 @@ func (r *callPart) reader(names map[int64]apiName, keep func(CallKind, int64, in
 		r.rows++
 		name := names[v[5].Int64]
 		class := v[2].Int64
-		key := tidCorr{v[3].Int64, intOr(v[4], -1)}
+		key := tidCorr{GlobalTid(v[3].Int64), intOr(v[4], -1)}
 		if class == 67 { // TRACE_PROCESS_EVENT_CUDABACKTRACE
 			r.twins[key] = twin{start: v[0].Int64, chain: intOr(v[6], -1)}
 			return nil
 		}
-		if (class != 0 && class != 1) || !keep(name.kind, pidOf(key.tid), key.corr) {
+		if (class != 0 && class != 1) || !keep(name.kind, key.tid.Process(), key.corr) {
 			return nil
 		}
 		if seen != nil && key.corr >= 0 {
@@ -251,7 +259,7 @@ func (r *callPart) reader(names map[int64]apiName, keep func(CallKind, int64, in
 		}
 		r.calls.append(Call{
 			Name: name.name, Kind: name.kind,
-			Start: v[0].Int64, End: v[1].Int64, GlobalTid: v[3].Int64,
+			Start: v[0].Int64, End: v[1].Int64, GlobalTid: key.tid,
 			CorrelationID: key.corr,
 			CallchainID:   intOr(v[6], -1), TwinStart: -1,
 			async: name.async, peer: name.peer,
@@ -266,16 +274,16 @@ func (r *callPart) reader(names map[int64]apiName, keep func(CallKind, int64, in
 // primary-key lookups instead of a full scan; the loaded calls and the GPU
 // scan widen the span where they reach further. A WITHOUT ROWID table
 // has no such order; its span is its rows' earliest start and latest end.
-func (x *Export) cudaSpan(ctx context.Context) (Interval, bool, error) {
-	t := x.Schema.Name(tableRuntime)
+func (ld callLoader) cudaSpan(ctx context.Context) (Interval, bool, error) {
+	t := ld.Schema.Name(tableRuntime)
 	q := fmt.Sprintf(`SELECT (SELECT start FROM %[1]s WHERE rowid = (SELECT min(rowid) FROM %[1]s)),
 		(SELECT "end" FROM %[1]s WHERE rowid = (SELECT max(rowid) FROM %[1]s))`, t)
-	if !x.Schema.HasRowid(tableRuntime) {
+	if !ld.Schema.HasRowid(tableRuntime) {
 		// No rowid order to take the ends of: the whole table's bounds.
 		q = fmt.Sprintf(`SELECT min(start), max("end") FROM %s`, t)
 	}
 	v, dest := nullInts(2)
-	_, err := x.scanRows(ctx, "measuring the trace", q, dest, func() error { return nil })
+	_, err := ld.scanRows(ctx, "measuring the trace", q, dest, func() error { return nil })
 	if err != nil {
 		return Interval{}, false, err
 	}

@@ -7,6 +7,10 @@ import (
 	"strings"
 )
 
+// contextLoader reads the context of the run: the streams' flags, the GPUs, and
+// the names of processes and threads. It reads through the export's source.
+type contextLoader struct{ *source }
+
 // streamKey identifies a stream: stream ids are per process and context.
 type streamKey struct{ pid, ctx, stream int64 }
 
@@ -22,19 +26,21 @@ type streamInfo struct {
 	legacyByPid map[[2]int64]bool
 }
 
-func (si *streamInfo) isLegacy(pid, ctx, stream int64) bool {
-	return si.legacy[streamKey{pid, ctx, stream}] || si.legacyByPid[[2]int64{pid, stream}]
+// isLegacy reports whether the stream is a legacy NULL stream of the
+// process (its operating-system pid) and context.
+func (si *streamInfo) isLegacy(pid int64, ctx ContextID, stream StreamID) bool {
+	return si.legacy[streamKey{pid, int64(ctx), int64(stream)}] || si.legacyByPid[[2]int64{pid, int64(stream)}]
 }
 
 // loadStreams reads stream flags (1 default, 2 non-blocking, 3 null) and the
 // contexts' null stream ids.
-func (x *Export) loadStreams(ctx context.Context) (*streamInfo, error) {
+func (ld contextLoader) loadStreams(ctx context.Context) (*streamInfo, error) {
 	si := &streamInfo{nonBlocking: map[[2]int64]bool{}, legacy: map[streamKey]bool{}, legacyByPid: map[[2]int64]bool{}}
-	s := x.Schema
+	s := ld.Schema
 	if s.HasColumn(tableStream, "flag") && s.HasColumn(tableStream, "processId") {
 		q := fmt.Sprintf(`SELECT streamId, processId, contextId, flag FROM %s`, s.Name(tableStream))
 		v, dest := nullInts(4)
-		_, err := x.scanRows(ctx, "reading streams", q, dest, func() error {
+		_, err := ld.scanRows(ctx, "reading streams", q, dest, func() error {
 			k := streamKey{v[1].Int64, v[2].Int64, v[0].Int64}
 			switch v[3].Int64 {
 			case 2:
@@ -55,7 +61,7 @@ func (x *Export) loadStreams(ctx context.Context) (*streamInfo, error) {
 		}
 		q := fmt.Sprintf(`SELECT %s, processId, contextId FROM %s`, t.col, s.Name(t.table))
 		v, dest := nullInts(3)
-		_, err := x.scanRows(ctx, "reading CUDA contexts", q, dest, func() error {
+		_, err := ld.scanRows(ctx, "reading CUDA contexts", q, dest, func() error {
 			si.legacy[streamKey{v[1].Int64, v[2].Int64, v[0].Int64}] = true
 			si.legacyByPid[[2]int64{v[1].Int64, v[0].Int64}] = true
 			return nil
@@ -69,8 +75,8 @@ func (x *Export) loadStreams(ctx context.Context) (*streamInfo, error) {
 
 // loadGPUs reads TARGET_INFO_GPU, whose columns changed across versions
 // (deviceId before 2021, id and cuDevice after).
-func (x *Export) loadGPUs(ctx context.Context) ([]GPU, error) {
-	s := x.Schema
+func (ld contextLoader) loadGPUs(ctx context.Context) ([]GPU, error) {
+	s := ld.Schema
 	if !s.HasColumn(tableGPU, "name") {
 		return nil, nil
 	}
@@ -82,8 +88,8 @@ func (x *Export) loadGPUs(ctx context.Context) ([]GPU, error) {
 	var gpus []GPU
 	var id, cu, sm, major, minor sql.NullInt64
 	var name, bus sql.NullString
-	_, err := x.scanRows(ctx, "reading GPUs", q, []any{&id, &cu, &name, &sm, &major, &minor, &bus}, func() error {
-		g := GPU{ID: id.Int64, CUDAID: cu.Int64, Name: name.String, SMCount: sm.Int64, BusLabel: bus.String}
+	_, err := ld.scanRows(ctx, "reading GPUs", q, []any{&id, &cu, &name, &sm, &major, &minor, &bus}, func() error {
+		g := GPU{ID: id.Int64, CUDAID: DeviceID(cu.Int64), Name: name.String, SMCount: sm.Int64, BusLabel: bus.String}
 		if major.Int64 > 0 {
 			g.Compute = fmt.Sprintf("%d.%d", major.Int64, minor.Int64)
 		}
@@ -94,26 +100,22 @@ func (x *Export) loadGPUs(ctx context.Context) ([]GPU, error) {
 }
 
 // loadProcessesAndThreads names the processes and threads of the syncs.
-func (x *Export) loadProcessesAndThreads(ctx context.Context, tids map[int64]bool) (map[int64]Process, map[int64]Thread, error) {
-	s := x.Schema
-	procs := map[int64]Process{}
-	threads := map[int64]Thread{}
-	pids := map[int64]bool{}
+func (ld contextLoader) loadProcessesAndThreads(ctx context.Context, tids map[GlobalTid]bool) (map[GlobalPid]Process, map[GlobalTid]Thread, error) {
+	s := ld.Schema
+	procs := map[GlobalPid]Process{}
+	threads := map[GlobalTid]Thread{}
 	for tid := range tids {
-		pids[pidOf(tid)] = true
-		threads[tid] = Thread{GlobalTid: tid, Pid: PidOf(tid), Tid: TidOf(tid)}
+		threads[tid] = Thread{GlobalTid: tid, Pid: tid.Pid(), Tid: tid.Tid()}
+		procs[tid.Process()] = Process{GlobalPid: tid.Process(), Pid: tid.Pid()}
 	}
-	for pid := range pids {
-		procs[pid] = Process{GlobalPid: pid, Pid: PidOf(pid)}
-	}
-	if s.HasColumn(tableProcesses, "globalPid") && s.HasColumn(tableProcesses, "name") && len(pids) > 0 {
+	if s.HasColumn(tableProcesses, "globalPid") && s.HasColumn(tableProcesses, "name") && len(procs) > 0 {
 		var gp sql.NullInt64
 		var name sql.NullString
 		q := fmt.Sprintf(`SELECT globalPid, name FROM %s`, s.Name(tableProcesses))
-		_, err := x.scanRows(ctx, "reading processes", q, []any{&gp, &name}, func() error {
-			if p, ok := procs[gp.Int64]; ok && name.Valid {
+		_, err := ld.scanRows(ctx, "reading processes", q, []any{&gp, &name}, func() error {
+			if p, ok := procs[GlobalPid(gp.Int64)]; ok && name.Valid {
 				p.Name = name.String
-				procs[gp.Int64] = p
+				procs[p.GlobalPid] = p
 			}
 			return nil
 		})
@@ -122,12 +124,12 @@ func (x *Export) loadProcessesAndThreads(ctx context.Context, tids map[int64]boo
 		}
 	}
 	if s.HasColumn(tableThreadNames, "globalTid") && s.HasColumn(tableThreadNames, "nameId") && len(tids) > 0 {
-		nameIDs := map[int64]int64{}
+		nameIDs := map[GlobalTid]int64{}
 		var gt, nid sql.NullInt64
 		q := fmt.Sprintf(`SELECT globalTid, nameId FROM %s`, s.Name(tableThreadNames))
-		_, err := x.scanRows(ctx, "reading thread names", q, []any{&gt, &nid}, func() error {
-			if tids[gt.Int64] {
-				nameIDs[gt.Int64] = nid.Int64
+		_, err := ld.scanRows(ctx, "reading thread names", q, []any{&gt, &nid}, func() error {
+			if tid := GlobalTid(gt.Int64); tids[tid] {
+				nameIDs[tid] = nid.Int64
 			}
 			return nil
 		})
@@ -138,7 +140,7 @@ func (x *Export) loadProcessesAndThreads(ctx context.Context, tids map[int64]boo
 		for _, id := range nameIDs {
 			want[id] = true
 		}
-		strs, err := x.lookupStrings(ctx, want)
+		strs, err := ld.lookupStrings(ctx, want)
 		if err != nil {
 			return nil, nil, err
 		}

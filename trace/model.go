@@ -9,9 +9,9 @@ type Trace struct {
 	Schema *Schema
 	GPUs   []GPU
 	// Processes that made CUDA calls, by globalPid.
-	Processes map[int64]Process
+	Processes map[GlobalPid]Process
 	// Threads that blocked, by globalTid.
-	Threads map[int64]Thread
+	Threads map[GlobalTid]Thread
 	Region  Region
 	// Syncs are the host-blocking events in the region, in time order.
 	Syncs []Sync
@@ -26,13 +26,13 @@ type Trace struct {
 	// device addresses — each with how the trace shows it. After a sync,
 	// such a process may read what the GPU wrote with no copy in the
 	// trace to show the read.
-	HostMapped map[int64]string
+	HostMapped map[GlobalPid]string
 }
 
 // GPU is one device of TARGET_INFO_GPU.
 type GPU struct {
 	ID       int64
-	CUDAID   int64 // CUDA ordinal seen by the process (kernel deviceId)
+	CUDAID   DeviceID // CUDA ordinal seen by the process (kernel deviceId)
 	Name     string
 	SMCount  int64
 	Compute  string
@@ -41,14 +41,14 @@ type GPU struct {
 
 // Process is a traced process.
 type Process struct {
-	GlobalPid int64
+	GlobalPid GlobalPid
 	Pid       int64
 	Name      string
 }
 
 // Thread is a host thread that made CUDA calls.
 type Thread struct {
-	GlobalTid int64
+	GlobalTid GlobalTid
 	Pid, Tid  int64
 	Name      string
 }
@@ -119,16 +119,16 @@ type Sync struct {
 	// array Load read them into.
 	calls *Call
 
-	GlobalTid int64
-	GlobalPid int64
+	GlobalTid GlobalTid
+	GlobalPid GlobalPid
 	// Start and End bound the host's wait: from the first call's start to
 	// the last call's end.
 	Start, End int64
 
-	Device  int64 // -1 when unknown
-	Context int64 // -1 when unknown
-	Stream  int64 // -1 when unknown or for context scope
-	EventID int64 // -1 when not an event sync
+	Device  DeviceID  // NoDevice when unknown
+	Context ContextID // NoContext when unknown
+	Stream  StreamID  // NoStream when unknown or for context scope
+	EventID int64     // -1 when not an event sync
 
 	Copy *Copy // the copy or memset behind an implicit sync
 
@@ -214,7 +214,7 @@ func (s *Sync) APIs() []string {
 type Call struct {
 	Name          string // normalised
 	Start, End    int64
-	GlobalTid     int64
+	GlobalTid     GlobalTid
 	CorrelationID int64
 	CallchainID   int64 // -1 when none; 0 is a valid id
 	TwinStart     int64 // start of the eventClass-67 row, -1 when none
@@ -264,9 +264,9 @@ type Copy struct {
 	DstKind       MemKind // for a memset: the memory kind set
 	Bytes         int64
 	Start, End    int64 // on the GPU; 0 when the activity is absent
-	Device        int64
-	Context       int64
-	Stream        int64
+	Device        DeviceID
+	Context       ContextID
+	Stream        StreamID
 	CorrelationID int64
 }
 

@@ -24,14 +24,14 @@ type rangePair struct{ sync, rng int32 }
 // the order of the syncs, carved from one array sized once. Syncs come in
 // runs of one key (a thread's syncs follow each other), so the maps are
 // touched once a run, not once a sync.
-func syncLists(syncs []Sync, key func(*Sync) int64) map[int64][]int32 {
+func syncLists[K comparable](syncs []Sync, key func(*Sync) K) map[K][]int32 {
 	// runEnd returns the end of the run of key k that begins at i.
-	runEnd := func(i int, k int64) int {
+	runEnd := func(i int, k K) int {
 		for i++; i < len(syncs) && key(&syncs[i]) == k; i++ {
 		}
 		return i
 	}
-	count := map[int64]int32{}
+	count := map[K]int32{}
 	for i := 0; i < len(syncs); {
 		k := key(&syncs[i])
 		j := runEnd(i, k)
@@ -39,7 +39,7 @@ func syncLists(syncs []Sync, key func(*Sync) int64) map[int64][]int32 {
 		i = j
 	}
 	all := make([]int32, 0, len(syncs))
-	out := make(map[int64][]int32, len(count))
+	out := make(map[K][]int32, len(count))
 	for k, n := range count {
 		out[k] = all[len(all) : len(all) : len(all)+int(n)]
 		all = all[:len(all)+int(n)]
@@ -103,7 +103,7 @@ func (h *rangeHits) attach(syncs []Sync) {
 		ids  []int32
 		refs *[]RangeRef
 	}
-	last := map[int64]shared{} // by globalTid: the list of its previous sync with ranges
+	last := map[GlobalTid]shared{} // the list of its previous sync with ranges
 	var block []RangeRef
 	for i := range syncs {
 		ids := byRange[first[i]:first[i+1]]

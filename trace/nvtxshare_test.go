@@ -16,7 +16,7 @@ func TestRangeHitsAttach(t *testing.T) {
 	for round := 0; round < 50; round++ {
 		syncs := make([]Sync, 1+rng.Intn(60))
 		for i := range syncs {
-			syncs[i].GlobalTid = int64(rng.Intn(3))
+			syncs[i].GlobalTid = GlobalTid(rng.Intn(3))
 		}
 		var h rangeHits
 		want := make([][]RangeRef, len(syncs))
@@ -70,14 +70,14 @@ func TestRangeHitsAttach(t *testing.T) {
 // TestSyncLists checks the lists against a map appended to sync by sync,
 // for syncs in runs of one thread, alternating, and alone.
 func TestSyncLists(t *testing.T) {
-	for _, tids := range [][]int64{nil, {1}, {1, 1, 1}, {1, 2, 1, 2}, {3, 3, 1, 1, 1, 3, 2, 2, 3}} {
+	for _, tids := range [][]GlobalTid{nil, {1}, {1, 1, 1}, {1, 2, 1, 2}, {3, 3, 1, 1, 1, 3, 2, 2, 3}} {
 		syncs := make([]Sync, len(tids))
-		want := map[int64][]int32{}
+		want := map[GlobalTid][]int32{}
 		for i, tid := range tids {
 			syncs[i].GlobalTid = tid
 			want[tid] = append(want[tid], int32(i))
 		}
-		got := syncLists(syncs, func(s *Sync) int64 { return s.GlobalTid })
+		got := syncLists(syncs, func(s *Sync) GlobalTid { return s.GlobalTid })
 		if len(got) != len(want) {
 			t.Fatalf("%v: %d lists, want %d", tids, len(got), len(want))
 		}

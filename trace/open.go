@@ -5,37 +5,26 @@ import (
 	"database/sql"
 	"encoding/binary"
 	"errors"
-	"fmt"
 	"io"
 	"net/url"
 	"path/filepath"
 	"strings"
-	"sync"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 
 	"github.com/nsyssync/nsyssync/internal/safefile"
-	"github.com/nsyssync/nsyssync/internal/sqlitefile"
-	"github.com/nsyssync/nsyssync/internal/sqlitescan"
 )
 
 // Export is an open nsys SQLite export. It is safe for concurrent readers.
+//
+// Its source (source.go) is the SQLite side: the handles, the schema and
+// the row scanners (query.go, tablescan.go). Load (load.go) runs the
+// loaders over it, each reading one part of a Trace; Timeline and its
+// kin (timeline.go, timeline_seek.go) run the timeline reader.
 type Export struct {
 	Path   string
 	Schema *Schema
-	db     *sql.DB
-	uri    string
-
-	mu    sync.Mutex
-	idle  []*sqlitescan.Conn // scan connections not in use
-	close bool
-
-	// The large tables are read from the file's pages (tablescan.go).
-	fileMu  sync.Mutex
-	file    *sqlitefile.File
-	fileErr error // the file cannot be read so: SQL only
-	layouts map[string]*tableLayout
-	sqlOnly bool // tests: every scan through SQL
+	src    *source
 }
 
 // Open opens an nsys export read-only, checks that it is an intact SQLite
@@ -57,75 +46,23 @@ func Open(ctx context.Context, path string) (*Export, error) {
 		return nil, inputErr(path, err, "cannot open: %v", err)
 	}
 	db.SetMaxOpenConns(4)
-	x := &Export{Path: path, db: db, uri: dsn}
+	src := &source{Path: path, sqlDB: db, uri: dsn}
 	schema, err := readSchema(ctx, db)
 	if err != nil {
 		db.Close()
-		return nil, x.dbErr(err, "reading the table list")
+		return nil, src.dbErr(err, "reading the table list")
 	}
-	x.Schema = schema
-	if err := x.validate(); err != nil {
+	src.Schema = schema
+	if err := src.validate(); err != nil {
 		db.Close()
 		return nil, err
 	}
-	return x, nil
+	return &Export{Path: path, Schema: schema, src: src}, nil
 }
 
 // Close releases the database handles. Scans still running close their
 // connections when they end.
-func (x *Export) Close() error {
-	x.mu.Lock()
-	idle := x.idle
-	x.idle, x.close = nil, true
-	x.mu.Unlock()
-	for _, c := range idle {
-		c.Close()
-	}
-	x.fileMu.Lock()
-	if x.file != nil {
-		x.file.Close()
-		x.file = nil
-	}
-	x.fileErr = errors.New("export closed")
-	x.fileMu.Unlock()
-	return x.db.Close()
-}
-
-// maxIdleConns bounds the scan connections an Export keeps open between
-// queries: one per core is what the parallel scans use.
-const maxIdleConns = 4
-
-// conn takes an idle scan connection or opens one (read-only, immutable,
-// without a connection mutex: each is used by one goroutine at a time).
-func (x *Export) conn() (*sqlitescan.Conn, error) {
-	x.mu.Lock()
-	if x.close {
-		x.mu.Unlock()
-		return nil, fmt.Errorf("export closed")
-	}
-	if n := len(x.idle); n > 0 {
-		c := x.idle[n-1]
-		x.idle = x.idle[:n-1]
-		x.mu.Unlock()
-		return c, nil
-	}
-	x.mu.Unlock()
-	return sqlitescan.Open(x.uri)
-}
-
-// release returns a connection to the pool, or closes it when the query
-// failed (its state is unknown) or the pool is full or closed.
-func (x *Export) release(c *sqlitescan.Conn, err error) {
-	x.mu.Lock()
-	if err == nil && !x.close && len(x.idle) < maxIdleConns {
-		x.idle = append(x.idle, c)
-		c = nil
-	}
-	x.mu.Unlock()
-	if c != nil {
-		c.Close()
-	}
-}
+func (x *Export) Close() error { return x.src.close() }
 
 // checkHeader reads the 100-byte SQLite header and compares the database
 // size it declares with the file's size, so that a truncated copy is
@@ -184,51 +121,29 @@ func checkHeader(path string) error {
 
 // validate checks that the file is an nsys export with a CUDA trace whose
 // API table this reader understands.
-func (x *Export) validate() error {
-	s := x.Schema
+func (src *source) validate() error {
+	s := src.Schema
 	if s.Has("StringTable") && s.Has("CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL") && !s.Has("StringIds") {
-		return inputErr(x.Path, ErrNotNsys, "an nvprof database, not an nsys export")
+		return inputErr(src.Path, ErrNotNsys, "an nvprof database, not an nsys export")
 	}
 	if !s.Has(tableStrings) || !s.looksLikeNsys() {
 		if len(s.tables) == 0 {
-			return inputErr(x.Path, ErrNotNsys, "not an nsys export: the database has no tables")
+			return inputErr(src.Path, ErrNotNsys, "not an nsys export: the database has no tables")
 		}
-		return inputErr(x.Path, ErrNotNsys, "not an nsys export: no StringIds table and no nsys tables")
+		return inputErr(src.Path, ErrNotNsys, "not an nsys export: no StringIds table and no nsys tables")
 	}
 	if !s.Has(tableRuntime) {
-		return inputErr(x.Path, ErrNoCUDATrace, "no CUDA trace: the export has no CUDA API calls (profile with 'nsys profile -t cuda')")
+		return inputErr(src.Path, ErrNoCUDATrace, "no CUDA trace: the export has no CUDA API calls (profile with 'nsys profile -t cuda')")
 	}
 	for _, col := range []string{"start", "end", "globalTid", "correlationId", "nameId"} {
 		if !s.HasColumn(tableRuntime, col) {
-			return inputErr(x.Path, ErrUnsupported, "unsupported export schema: %s has no column %q (re-export the report with a recent nsys)", tableRuntime, col)
+			return inputErr(src.Path, ErrUnsupported, "unsupported export schema: %s has no column %q (re-export the report with a recent nsys)", tableRuntime, col)
 		}
 	}
 	for _, col := range []string{"id", "value"} {
 		if !s.HasColumn(tableStrings, col) {
-			return inputErr(x.Path, ErrUnsupported, "unsupported export schema: %s has no column %q", tableStrings, col)
+			return inputErr(src.Path, ErrUnsupported, "unsupported export schema: %s has no column %q", tableStrings, col)
 		}
 	}
 	return nil
-}
-
-// dbErr turns a database error into an InputError when it reveals a bad
-// file, and wraps it with what was being read otherwise.
-func (x *Export) dbErr(err error, what string) error {
-	if err == nil {
-		return nil
-	}
-	var ie *InputError
-	if errors.As(err, &ie) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return err
-	}
-	msg := err.Error()
-	switch {
-	case strings.Contains(msg, "file is not a database"), strings.Contains(msg, "(26)"):
-		return inputErr(x.Path, ErrNotSQLite, "not an SQLite database (%s)", what)
-	case strings.Contains(msg, "malformed"), strings.Contains(msg, "(11)"), strings.Contains(msg, "corrupt"):
-		return inputErr(x.Path, ErrCorrupt, "corrupt or truncated SQLite file (while %s)", what)
-	case strings.Contains(msg, "converting") || strings.Contains(msg, "Scan error"):
-		return inputErr(x.Path, ErrUnreadableRow, "unexpected value while %s: %v", what, err)
-	}
-	return fmt.Errorf("%s: %s: %w", x.Path, what, err)
 }

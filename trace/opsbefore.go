@@ -17,12 +17,12 @@ const MaxOpsBefore = 24
 // to it. Only the outermost ranges are kept, the latest MaxOpsBefore of
 // them, in time order. The ranges from `from` on are streamed once in start
 // order, so memory stays bounded by the number of syncs.
-func (x *Export) attachOpsBefore(ctx context.Context, syncs []Sync, domains map[domainKey]string, from int64) error {
-	s := x.Schema
+func (ld nvtxLoader) attachOpsBefore(ctx context.Context, syncs []Sync, domains map[domainKey]string, from int64) error {
+	s := ld.Schema
 	if len(syncs) == 0 || !s.HasColumn(tableNVTX, "start") || !s.HasColumn(tableNVTX, "globalTid") {
 		return nil
 	}
-	byThread := map[int64][]int{}
+	byThread := map[GlobalTid][]int{}
 	last := int64(math.MinInt64)
 	for i := range syncs {
 		byThread[syncs[i].GlobalTid] = append(byThread[syncs[i].GlobalTid], i)
@@ -48,8 +48,8 @@ func (x *Export) attachOpsBefore(ctx context.Context, syncs []Sync, domains map[
 		s.col(tableNVTX, "textId", "NULL"), s.col(tableNVTX, "domainId", "0"), s.Name(tableNVTX), nvtxPushPop, nvtxtPushPop)
 	var start, end, tid, textID, dom sql.NullInt64
 	var text sql.NullString
-	_, err := x.scanRows(ctx, "reading the NVTX ranges before each sync", q, []any{&start, &end, &tid, &text, &textID, &dom}, func() error {
-		list := byThread[tid.Int64]
+	_, err := ld.scanRows(ctx, "reading the NVTX ranges before each sync", q, []any{&start, &end, &tid, &text, &textID, &dom}, func() error {
+		list := byThread[GlobalTid(tid.Int64)]
 		k := sort.Search(len(list), func(j int) bool { return syncs[list[j]].Start >= end.Int64 })
 		if k == len(list) {
 			return nil
@@ -61,7 +61,7 @@ func (x *Export) attachOpsBefore(ctx context.Context, syncs []Sync, domains map[
 		if n := len(kept[i]); n > 0 && start.Int64 < kept[i][n-1].ref.End {
 			return nil // nested in the previous kept range: not outermost
 		}
-		ref := RangeRef{Name: text.String, Domain: domains[domainKey{pidOf(tid.Int64), dom.Int64}], Start: start.Int64, End: end.Int64}
+		ref := RangeRef{Name: text.String, Domain: domains[domainKey{GlobalTid(tid.Int64).Process(), dom.Int64}], Start: start.Int64, End: end.Int64}
 		kept[i] = append(kept[i], pending{ref: ref, textID: intOr(textID, -1)})
 		if len(kept[i]) > MaxOpsBefore {
 			kept[i] = append(kept[i][:0], kept[i][1:]...)
@@ -79,7 +79,7 @@ func (x *Export) attachOpsBefore(ctx context.Context, syncs []Sync, domains map[
 			}
 		}
 	}
-	strs, err := x.lookupStrings(ctx, ids)
+	strs, err := ld.lookupStrings(ctx, ids)
 	if err != nil {
 		return err
 	}

@@ -21,7 +21,7 @@ func TestOpsBefore(t *testing.T) {
 	} {
 		tr := loadFile(t, tc.fixture, LoadOptions{})
 		filled := 0
-		prevEnd := map[int64]int64{}
+		prevEnd := map[GlobalTid]int64{}
 		for i := range tr.Syncs {
 			s := &tr.Syncs[i]
 			ops := s.OpsBefore()

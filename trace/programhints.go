@@ -9,6 +9,9 @@ import (
 	"strings"
 )
 
+// hintLoader reads the cheap hints package program decides from. It reads through the export's source.
+type hintLoader struct{ *source }
+
 // ProgramHints are the cheap facts of an export that tell what kind of
 // program it profiled (package program reads them): a bounded sample of
 // the export's strings, the language-model trace tables that hold rows,
@@ -44,7 +47,7 @@ const (
 var hintTablePrefixes = []string{"CUPTI_ACTIVITY_KIND_OPENACC_", "CUPTI_ACTIVITY_KIND_OPENMP", "OPENMP_EVENT_KIND_", "MPI_"}
 
 // loadProgramHints reads the ProgramHints; domains are loadDomains'.
-func (x *Export) loadProgramHints(ctx context.Context, domains map[domainKey]string) (ProgramHints, error) {
+func (ld hintLoader) loadProgramHints(ctx context.Context, domains map[domainKey]string) (ProgramHints, error) {
 	var h ProgramHints
 	seen := map[string]bool{}
 	for _, d := range domains {
@@ -54,14 +57,14 @@ func (x *Export) loadProgramHints(ctx context.Context, domains map[domainKey]str
 		}
 	}
 	sort.Strings(h.Domains)
-	s := x.Schema
+	s := ld.Schema
 	for _, name := range s.Tables() {
 		if !hasHintPrefix(name) || strings.HasPrefix(name, "MPI_COMMUNICATORS") {
 			continue
 		}
 		var one sql.NullInt64
 		q := fmt.Sprintf(`SELECT 1 FROM "%s" LIMIT 1`, strings.ReplaceAll(s.Name(name), `"`, `""`))
-		n, err := x.scanRows(ctx, "reading "+name, q, []any{&one}, func() error { return nil })
+		n, err := ld.scanRows(ctx, "reading "+name, q, []any{&one}, func() error { return nil })
 		if err != nil {
 			return h, err
 		}
@@ -70,7 +73,7 @@ func (x *Export) loadProgramHints(ctx context.Context, domains map[domainKey]str
 		}
 	}
 	var err error
-	if h.Command, err = x.loadCommand(ctx); err != nil {
+	if h.Command, err = ld.loadCommand(ctx); err != nil {
 		return h, err
 	}
 	if !s.HasColumn(tableStrings, "value") {
@@ -78,7 +81,7 @@ func (x *Export) loadProgramHints(ctx context.Context, domains map[domainKey]str
 	}
 	var text sql.NullString
 	q := fmt.Sprintf(`SELECT substr(value, 1, %d) FROM %s LIMIT %d`, MaxHintString, s.Name(tableStrings), MaxHintStrings)
-	_, err = x.scanRows(ctx, "reading the export's strings", q, []any{&text}, func() error {
+	_, err = ld.scanRows(ctx, "reading the export's strings", q, []any{&text}, func() error {
 		if text.Valid && text.String != "" {
 			h.Strings = append(h.Strings, text.String)
 		}
@@ -99,8 +102,8 @@ func hasHintPrefix(table string) bool {
 // loadCommand reads the launched command line from META_DATA_CAPTURE:
 // PROCESS_0:COMMAND, then PROCESS_0:ARGUMENT_0, _1, … in numeric order
 // (a missing argument ends it).
-func (x *Export) loadCommand(ctx context.Context) ([]string, error) {
-	s := x.Schema
+func (ld hintLoader) loadCommand(ctx context.Context) ([]string, error) {
+	s := ld.Schema
 	if !s.HasColumn(tableMetaCapture, "name") || !s.HasColumn(tableMetaCapture, "value") {
 		return nil, nil
 	}
@@ -109,7 +112,7 @@ func (x *Export) loadCommand(ctx context.Context) ([]string, error) {
 	q := fmt.Sprintf(`SELECT substr(name, 1, 40), substr(value, 1, %d) FROM %s WHERE name = '%s' OR name GLOB '%s[0-9]*' LIMIT %d`,
 		MaxHintString, s.Name(tableMetaCapture), command, argument, 4*MaxCommandArgs)
 	found := map[int]string{}
-	_, err := x.scanRows(ctx, "reading the captured command line", q, []any{&name, &value}, func() error {
+	_, err := ld.scanRows(ctx, "reading the captured command line", q, []any{&name, &value}, func() error {
 		if !name.Valid || !value.Valid {
 			return nil
 		}

@@ -20,10 +20,10 @@ import (
 // internal/sqlitescan): database/sql's locking, boxing and the driver's
 // per-column mutex cost more than SQLite's scan on the tables of a large
 // export.
-func (x *Export) scanRows(ctx context.Context, what, query string, dest []any, fn func() error, args ...any) (int64, error) {
-	c, err := x.conn()
+func (src *source) scanRows(ctx context.Context, what, query string, dest []any, fn func() error, args ...any) (int64, error) {
+	c, err := src.conn()
 	if err != nil {
-		return 0, x.dbErr(err, what)
+		return 0, src.dbErr(err, what)
 	}
 	// ints holds dest when every target is an integer, the scans of the
 	// large tables: they take the typed fast path.
@@ -48,7 +48,7 @@ func (x *Export) scanRows(ctx context.Context, what, query string, dest []any, f
 			if v, typ := r.IntValue(i); typ == sqlitescan.TypeInteger {
 				*p = sql.NullInt64{Int64: v, Valid: true}
 			} else if err := assignInt(p, r, i, typ); err != nil {
-				return inputErr(x.Path, ErrUnreadableRow, "unexpected value while %s: column %d: %v", what, i+1, err)
+				return inputErr(src.Path, ErrUnreadableRow, "unexpected value while %s: column %d: %v", what, i+1, err)
 			}
 		}
 		if ints != nil {
@@ -56,13 +56,13 @@ func (x *Export) scanRows(ctx context.Context, what, query string, dest []any, f
 		}
 		for i, d := range dest {
 			if err := assign(d, r, i); err != nil {
-				return inputErr(x.Path, ErrUnreadableRow, "unexpected value while %s: column %d: %v", what, i+1, err)
+				return inputErr(src.Path, ErrUnreadableRow, "unexpected value while %s: column %d: %v", what, i+1, err)
 			}
 		}
 		return fn()
 	})
-	x.release(c, err)
-	return n, x.dbErr(err, what)
+	src.release(c, err)
+	return n, src.dbErr(err, what)
 }
 
 // assign stores column i of a row into a scan target.
@@ -129,15 +129,15 @@ func truncate(s string, n int) string {
 // range condition to the query ("WHERE" or "AND").
 //
 // A WITHOUT ROWID table has no rowid: its query is one part.
-func (x *Export) rowidParts(ctx context.Context, table, query, conj string) ([]string, error) {
-	if !x.Schema.HasRowid(table) {
+func (src *source) rowidParts(ctx context.Context, table, query, conj string) ([]string, error) {
+	if !src.Schema.HasRowid(table) {
 		return []string{query}, nil
 	}
 	v, dest := nullInts(2)
 	// Two sub-selects: SQLite answers a lone min() or max() of the rowid
 	// from the B-tree's ends, but scans the table for both in one SELECT.
-	q := fmt.Sprintf(`SELECT (SELECT min(rowid) FROM %[1]s), (SELECT max(rowid) FROM %[1]s)`, x.Schema.Name(table))
-	if _, err := x.scanRows(ctx, "sizing "+table, q, dest, func() error { return nil }); err != nil {
+	q := fmt.Sprintf(`SELECT (SELECT min(rowid) FROM %[1]s), (SELECT max(rowid) FROM %[1]s)`, src.Schema.Name(table))
+	if _, err := src.scanRows(ctx, "sizing "+table, q, dest, func() error { return nil }); err != nil {
 		return nil, err
 	}
 	var parts []string
@@ -173,8 +173,8 @@ func splitRange(lo, hi int64, n int) [][2]int64 {
 // scanParts runs a query of integer columns over rowid parts of a table on
 // all cores. fn sees one row at a time (calls are serialised), so it may
 // write shared state; the scanning and decoding run in parallel.
-func (x *Export) scanParts(ctx context.Context, what, table, query, conj string, ncols int, fn func(v []sql.NullInt64) error) (int64, error) {
-	parts, err := x.rowidParts(ctx, table, query, conj)
+func (src *source) scanParts(ctx context.Context, what, table, query, conj string, ncols int, fn func(v []sql.NullInt64) error) (int64, error) {
+	parts, err := src.rowidParts(ctx, table, query, conj)
 	if err != nil {
 		return 0, err
 	}
@@ -185,7 +185,7 @@ func (x *Export) scanParts(ctx context.Context, what, table, query, conj string,
 	for _, q := range parts {
 		g.Go(func() error {
 			v, dest := nullInts(ncols)
-			n, err := x.scanRows(gctx, what, q, dest, func() error {
+			n, err := src.scanRows(gctx, what, q, dest, func() error {
 				mu.Lock()
 				defer mu.Unlock()
 				return fn(v)
@@ -244,7 +244,7 @@ func chunks(ids []int64, n int) [][]int64 {
 }
 
 // lookupStrings resolves StringIds ids to their text, by primary key.
-func (x *Export) lookupStrings(ctx context.Context, ids map[int64]bool) (map[int64]string, error) {
+func (src *source) lookupStrings(ctx context.Context, ids map[int64]bool) (map[int64]string, error) {
 	out := make(map[int64]string, len(ids))
 	list := make([]int64, 0, len(ids))
 	for id := range ids {
@@ -253,8 +253,8 @@ func (x *Export) lookupStrings(ctx context.Context, ids map[int64]bool) (map[int
 	var id sql.NullInt64
 	var val sql.NullString
 	for _, batch := range chunks(list, 500) {
-		q := fmt.Sprintf(`SELECT id, value FROM %s WHERE id IN (%s)`, x.Schema.Name(tableStrings), inList(batch))
-		_, err := x.scanRows(ctx, "reading strings", q, []any{&id, &val}, func() error {
+		q := fmt.Sprintf(`SELECT id, value FROM %s WHERE id IN (%s)`, src.Schema.Name(tableStrings), inList(batch))
+		_, err := src.scanRows(ctx, "reading strings", q, []any{&id, &val}, func() error {
 			out[id.Int64] = val.String
 			return nil
 		})
@@ -264,12 +264,3 @@ func (x *Export) lookupStrings(ctx context.Context, ids map[int64]bool) (map[int
 	}
 	return out, nil
 }
-
-// pidOf returns the globalPid of a globalTid (tid bits cleared).
-func pidOf(globalTid int64) int64 { return globalTid &^ 0xFFFFFF }
-
-// PidOf returns the operating-system pid encoded in a globalTid or globalPid.
-func PidOf(global int64) int64 { return (global >> 24) & 0xFFFFFF }
-
-// TidOf returns the operating-system tid encoded in a globalTid.
-func TidOf(globalTid int64) int64 { return globalTid & 0xFFFFFF }

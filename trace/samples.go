@@ -12,6 +12,9 @@ import (
 	"sync"
 )
 
+// sampleLoader attaches the CPU samples that fell inside the syncs. It reads through the export's source.
+type sampleLoader struct{ *source }
+
 // The CPU sampling tables of nsys's default capture (-s process-tree).
 const (
 	tableSamples      = "COMPOSITE_EVENTS"
@@ -75,13 +78,13 @@ type threadSyncs struct {
 // (every k-th beyond that, so that every part of the run keeps some).
 // Their strings are resolved once per id (lookupStrings), so that every
 // frame naming one shares its copy, and identical stacks share one slice.
-func (x *Export) attachSamples(ctx context.Context, syncs []Sync, t *Trace) error {
-	s := x.Schema
+func (ld sampleLoader) attachSamples(ctx context.Context, syncs []Sync, t *Trace) error {
+	s := ld.Schema
 	if !s.HasColumn(tableSamples, "start") || !s.HasColumn(tableSamples, "globalTid") ||
 		!s.HasColumn(tableSampleChains, "id") || !s.HasColumn(tableSampleChains, "symbol") || !s.HasColumn(tableSampleChains, "stackDepth") {
 		return nil
 	}
-	byThread := map[int64]*threadSyncs{}
+	byThread := map[GlobalTid]*threadSyncs{}
 	for i := range syncs {
 		ts := byThread[syncs[i].GlobalTid]
 		if ts == nil {
@@ -105,7 +108,7 @@ func (x *Export) attachSamples(ctx context.Context, syncs []Sync, t *Trace) erro
 	scan := intScan{what: "reading CPU samples", table: tableSamples,
 		cols: []intCol{col("id"), col("globalTid"), col("start")},
 		keep: func(v []sql.NullInt64) bool { return v[0].Valid && v[1].Valid && v[2].Valid }}
-	rows, err := x.scanInts(ctx, scan, func(_, p int) func(v []sql.NullInt64) error {
+	rows, err := ld.scanInts(ctx, scan, func(_, p int) func(v []sql.NullInt64) error {
 		hits := new([]sampleHit)
 		tid, ts, hint := int64(0), (*threadSyncs)(nil), 0
 		mu.Lock()
@@ -113,7 +116,7 @@ func (x *Export) attachSamples(ctx context.Context, syncs []Sync, t *Trace) erro
 		mu.Unlock()
 		return func(v []sql.NullInt64) error {
 			if ts == nil || v[1].Int64 != tid {
-				tid, ts, hint = v[1].Int64, byThread[v[1].Int64], 0
+				tid, ts, hint = v[1].Int64, byThread[GlobalTid(v[1].Int64)], 0
 			}
 			if ts == nil {
 				return nil
@@ -160,7 +163,7 @@ func (x *Export) attachSamples(ctx context.Context, syncs []Sync, t *Trace) erro
 		}
 		kept = thin
 	}
-	stacks, err := x.sampleStacks(ctx, kept)
+	stacks, err := ld.sampleStacks(ctx, kept)
 	if err != nil {
 		return err
 	}
@@ -179,11 +182,11 @@ type rawSampleFrame struct{ depth, symbol, module, unresolved int64 }
 // sampleStacks reads the callchains of the samples by primary key, and
 // returns each sample's stack, innermost first, without kernel-mode
 // frames and nsys's own entries; samples with no frame left are absent.
-func (x *Export) sampleStacks(ctx context.Context, hits []sampleHit) (map[int64][]Frame, error) {
+func (ld sampleLoader) sampleStacks(ctx context.Context, hits []sampleHit) (map[int64][]Frame, error) {
 	if len(hits) == 0 {
 		return nil, nil
 	}
-	s := x.Schema
+	s := ld.Schema
 	ids := make([]int64, len(hits))
 	for i, h := range hits {
 		ids[i] = h.id
@@ -197,7 +200,7 @@ func (x *Export) sampleStacks(ctx context.Context, hits []sampleHit) (map[int64]
 		q := fmt.Sprintf(`SELECT id, stackDepth, symbol, %s, %s, %s FROM %s WHERE id IN (%s) AND stackDepth < %d`,
 			s.col(tableSampleChains, "module", "NULL"), s.col(tableSampleChains, "unresolved", "0"), s.col(tableSampleChains, "kernelMode", "0"),
 			s.Name(tableSampleChains), inList(batch), maxSampleDepth)
-		_, err := x.scanRows(ctx, "reading CPU sample callchains", q, dest, func() error {
+		_, err := ld.scanRows(ctx, "reading CPU sample callchains", q, dest, func() error {
 			if !v[0].Valid || !v[1].Valid || !v[2].Valid || intOr(v[5], 0) != 0 {
 				return nil // a kernel-mode frame: the wait inside the driver's system call
 			}
@@ -213,7 +216,7 @@ func (x *Export) sampleStacks(ctx context.Context, hits []sampleHit) (map[int64]
 			return nil, err
 		}
 	}
-	strs, err := x.lookupStrings(ctx, strIDs)
+	strs, err := ld.lookupStrings(ctx, strIDs)
 	if err != nil {
 		return nil, err
 	}

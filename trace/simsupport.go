@@ -9,7 +9,3 @@ package trace
 // id; for an event synchronize, the id of the event record it waited on;
 // for a blocking copy, the id after the copy's own (the copy is waited for).
 func (s *Sync) WaitCorrelationID() int64 { return s.waitCorr }
-
-// GlobalPidOf returns the globalPid of the process a globalTid belongs to,
-// in the form GPU ops and processes carry it.
-func GlobalPidOf(globalTid int64) int64 { return pidOf(globalTid) }

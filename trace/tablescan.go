@@ -73,10 +73,10 @@ type onPart func(w, p int) func(v []sql.NullInt64) error
 // scanInts runs the scan over rowid-ordered parts of the table on all
 // cores, and returns the rows kept. With serial set, one worker reads the
 // table as one part.
-func (x *Export) scanInts(ctx context.Context, s intScan, fn onPart) (int64, error) {
-	f, lay, err := x.fileLayout(ctx, s.table)
+func (src *source) scanInts(ctx context.Context, s intScan, fn onPart) (int64, error) {
+	f, lay, err := src.fileLayout(ctx, s.table)
 	if err != nil {
-		return 0, x.dbErr(err, s.what)
+		return 0, src.dbErr(err, s.what)
 	}
 	if f != nil && lay.ok && !s.needsSQL(lay) {
 		workers := runtime.GOMAXPROCS(0)
@@ -86,11 +86,11 @@ func (x *Export) scanInts(ctx context.Context, s intScan, fn onPart) (int64, err
 		}
 		parts, err := f.Parts(lay.root, nparts)
 		if err == nil {
-			n, err := x.scanFileParts(ctx, f, lay, s, parts, workers, fn)
-			return n, x.dbErr(err, s.what)
+			n, err := src.scanFileParts(ctx, f, lay, s, parts, workers, fn)
+			return n, src.dbErr(err, s.what)
 		}
 	}
-	return x.scanIntsSQL(ctx, s, fn)
+	return src.scanIntsSQL(ctx, s, fn)
 }
 
 // recordColumns maps columns to their record indexes; a column the table
@@ -109,14 +109,14 @@ func (lay *tableLayout) recordColumns(cols []intCol) []int {
 
 // valueErr turns a column that holds text where an integer belongs into
 // the same error as the SQL path's; other errors pass.
-func (x *Export) valueErr(err error, what string, cols []intCol, idx []int) error {
+func (src *source) valueErr(err error, what string, cols []intCol, idx []int) error {
 	var ve *sqlitefile.ValueError
 	if errors.As(err, &ve) {
 		name := "?"
 		if i := slices.Index(idx, ve.Column); i >= 0 {
 			name = cols[i].name
 		}
-		return inputErr(x.Path, ErrUnreadableRow, "unexpected value while %s: column %s: text %q where an integer was expected",
+		return inputErr(src.Path, ErrUnreadableRow, "unexpected value while %s: column %s: text %q where an integer was expected",
 			what, name, truncate(ve.Text, 40))
 	}
 	return err
@@ -124,14 +124,14 @@ func (x *Export) valueErr(err error, what string, cols []intCol, idx []int) erro
 
 // selectList is the SQL select list of columns: a column the table lacks
 // reads as its default.
-func (x *Export) selectList(table string, cols []intCol) string {
+func (src *source) selectList(table string, cols []intCol) string {
 	exprs := make([]string, len(cols))
 	for i, c := range cols {
 		lit := "NULL"
 		if c.def.Valid {
 			lit = strconv.FormatInt(c.def.Int64, 10)
 		}
-		exprs[i] = x.Schema.col(table, c.name, lit)
+		exprs[i] = src.Schema.col(table, c.name, lit)
 	}
 	return strings.Join(exprs, ", ")
 }
@@ -147,7 +147,7 @@ func (s intScan) needsSQL(lay *tableLayout) bool {
 	return false
 }
 
-func (x *Export) scanFileParts(ctx context.Context, f *sqlitefile.File, lay *tableLayout, s intScan, parts []sqlitefile.Part, workers int, onPart onPart) (int64, error) {
+func (src *source) scanFileParts(ctx context.Context, f *sqlitefile.File, lay *tableLayout, s intScan, parts []sqlitefile.Part, workers int, onPart onPart) (int64, error) {
 	cols := lay.recordColumns(s.cols)
 	var kept atomic.Int64
 	err := runParts(ctx, len(parts), workers, func(gctx context.Context, w int, work <-chan int) error {
@@ -174,7 +174,7 @@ func (x *Export) scanFileParts(ctx context.Context, f *sqlitefile.File, lay *tab
 				return fn(v)
 			})
 			if err != nil {
-				return x.valueErr(err, s.what, s.cols, cols)
+				return src.valueErr(err, s.what, s.cols, cols)
 			}
 		}
 		return nil
@@ -198,8 +198,8 @@ func runParts(ctx context.Context, nparts, workers int, worker func(ctx context.
 }
 
 // scanIntsSQL is the same scan through SQLite, over rowid ranges.
-func (x *Export) scanIntsSQL(ctx context.Context, s intScan, onPart onPart) (int64, error) {
-	q := fmt.Sprintf(`SELECT %s FROM %s`, x.selectList(s.table, s.cols), x.Schema.Name(s.table))
+func (src *source) scanIntsSQL(ctx context.Context, s intScan, onPart onPart) (int64, error) {
+	q := fmt.Sprintf(`SELECT %s FROM %s`, src.selectList(s.table, s.cols), src.Schema.Name(s.table))
 	conj := "WHERE"
 	if s.where != "" && s.see == nil {
 		q += " WHERE " + s.where
@@ -209,7 +209,7 @@ func (x *Export) scanIntsSQL(ctx context.Context, s intScan, onPart onPart) (int
 	workers := 1
 	if !s.serial {
 		var err error
-		if parts, err = x.rowidParts(ctx, s.table, q, conj); err != nil {
+		if parts, err = src.rowidParts(ctx, s.table, q, conj); err != nil {
 			return 0, err
 		}
 		workers = runtime.GOMAXPROCS(0)
@@ -223,7 +223,7 @@ func (x *Export) scanIntsSQL(ctx context.Context, s intScan, onPart onPart) (int
 			if s.see != nil {
 				see = s.see(w, p)
 			}
-			_, err := x.scanRows(gctx, s.what, parts[p], dest, func() error {
+			_, err := src.scanRows(gctx, s.what, parts[p], dest, func() error {
 				if see != nil {
 					see(v)
 				}
@@ -244,31 +244,31 @@ func (x *Export) scanIntsSQL(ctx context.Context, s intScan, onPart onPart) (int
 
 // fileLayout opens the file for page reads (once) and finds the table's
 // layout (once per table). f is nil where the file cannot be read so.
-func (x *Export) fileLayout(ctx context.Context, table string) (*sqlitefile.File, *tableLayout, error) {
-	x.fileMu.Lock()
-	defer x.fileMu.Unlock()
-	if x.sqlOnly {
+func (src *source) fileLayout(ctx context.Context, table string) (*sqlitefile.File, *tableLayout, error) {
+	src.fileMu.Lock()
+	defer src.fileMu.Unlock()
+	if src.sqlOnly {
 		return nil, nil, nil
 	}
-	if x.file == nil && x.fileErr == nil {
-		x.file, x.fileErr = sqlitefile.Open(x.Path)
+	if src.file == nil && src.fileErr == nil {
+		src.file, src.fileErr = sqlitefile.Open(src.Path)
 	}
-	if x.fileErr != nil {
+	if src.fileErr != nil {
 		return nil, nil, nil
 	}
-	name := x.Schema.Name(table)
-	if lay, ok := x.layouts[name]; ok {
-		return x.file, lay, nil
+	name := src.Schema.Name(table)
+	if lay, ok := src.layouts[name]; ok {
+		return src.file, lay, nil
 	}
-	lay, err := x.readLayout(ctx, name)
+	lay, err := src.readLayout(ctx, name)
 	if err != nil {
 		return nil, nil, err
 	}
-	if x.layouts == nil {
-		x.layouts = map[string]*tableLayout{}
+	if src.layouts == nil {
+		src.layouts = map[string]*tableLayout{}
 	}
-	x.layouts[name] = lay
-	return x.file, lay, nil
+	src.layouts[name] = lay
+	return src.file, lay, nil
 }
 
 // readLayout reads a table's root page and record layout from the
@@ -278,20 +278,20 @@ func (x *Export) fileLayout(ctx context.Context, table string) (*sqlitefile.File
 // column, 2 for a VIRTUAL generated column, which takes no slot in the
 // record, and 3 for a STORED one, which does. A WITHOUT ROWID table, a
 // virtual table, or a column hidden any other way is left to SQL.
-func (x *Export) readLayout(ctx context.Context, name string) (*tableLayout, error) {
+func (src *source) readLayout(ctx context.Context, name string) (*tableLayout, error) {
 	lay := &tableLayout{index: map[string]int{}, needSQL: map[string]bool{}}
 	var root sql.NullInt64
-	err := x.db.QueryRowContext(ctx, `SELECT rootpage FROM sqlite_master WHERE type = 'table' AND name = ?`, name).Scan(&root)
+	err := src.sqlDB.QueryRowContext(ctx, `SELECT rootpage FROM sqlite_master WHERE type = 'table' AND name = ?`, name).Scan(&root)
 	if errors.Is(err, sql.ErrNoRows) {
 		return lay, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	if !root.Valid || root.Int64 < 1 || root.Int64 > 0xFFFFFFFF || !x.Schema.HasRowid(name) {
+	if !root.Valid || root.Int64 < 1 || root.Int64 > 0xFFFFFFFF || !src.Schema.HasRowid(name) {
 		return lay, nil
 	}
-	rows, err := x.db.QueryContext(ctx, `SELECT name, type, pk, dflt_value IS NOT NULL, hidden,
+	rows, err := src.sqlDB.QueryContext(ctx, `SELECT name, type, pk, dflt_value IS NOT NULL, hidden,
 		(SELECT count(*) FROM pragma_table_xinfo(?1) WHERE pk > 0) FROM pragma_table_xinfo(?1)`, name)
 	if err != nil {
 		return nil, err

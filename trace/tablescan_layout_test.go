@@ -133,19 +133,19 @@ func TestLoadTableLayouts(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				x.sqlOnly = sqlOnly
+				x.src.sqlOnly = sqlOnly
 				got, err := x.Load(context.Background(), LoadOptions{})
 				if err != nil {
 					x.Close()
 					t.Fatalf("sqlOnly=%v: %v", sqlOnly, err)
 				}
 				for _, table := range tables {
-					lay := x.layouts[x.Schema.Name(table)]
+					lay := x.src.layouts[x.Schema.Name(table)]
 					if !sqlOnly && lay != nil && lay.ok != v.fromPages {
 						t.Errorf("%s: read from the pages %v, want %v", table, lay.ok, v.fromPages)
 					}
 				}
-				if !sqlOnly && v.fromPages && x.layouts[x.Schema.Name(tableRuntime)] == nil {
+				if !sqlOnly && v.fromPages && x.src.layouts[x.Schema.Name(tableRuntime)] == nil {
 					t.Errorf("the API calls were not read through the page reader")
 				}
 				x.Close()

@@ -50,9 +50,9 @@ func loadWith(t *testing.T, path string, sqlOnly bool) (*Trace, error) {
 		return nil, err
 	}
 	defer x.Close()
-	x.sqlOnly = sqlOnly
+	x.src.sqlOnly = sqlOnly
 	tr, err := x.Load(context.Background(), LoadOptions{})
-	if lay := x.layouts[x.Schema.Name(tableRuntime)]; err == nil && !sqlOnly && (x.file == nil || lay == nil || !lay.ok) {
+	if lay := x.src.layouts[x.Schema.Name(tableRuntime)]; err == nil && !sqlOnly && (x.src.file == nil || lay == nil || !lay.ok) {
 		t.Errorf("%s: the API calls were not read from the file's pages", path)
 	}
 	return tr, err
@@ -79,7 +79,7 @@ func TestFileTimelinesMatchSQL(t *testing.T) {
 					t.Fatal(err)
 				}
 				defer x.Close()
-				x.sqlOnly = sqlOnly
+				x.src.sqlOnly = sqlOnly
 				if byStart {
 					return x.TimelinesByStart(context.Background(), windows)
 				}

@@ -8,6 +8,11 @@ import (
 	"strings"
 )
 
+// timelineReader reads the API calls, GPU ops and stream waits of time
+// windows, for the simulator, the GPU replay and the HTML timelines:
+// Export.Timeline and its kin run it. It reads through the export's source.
+type timelineReader struct{ *source }
+
 // OpKind says what a GPU op is.
 type OpKind string
 
@@ -39,7 +44,7 @@ type TimelineCall struct {
 	Name          string // normalised
 	Kind          CallKind
 	Start, End    int64
-	GlobalTid     int64
+	GlobalTid     GlobalTid
 	CorrelationID int64
 }
 
@@ -48,11 +53,11 @@ type Op struct {
 	Kind          OpKind
 	Name          string // kernel short name, copy direction, …
 	Start, End    int64
-	Device        int64
-	Context       int64
-	Stream        int64
+	Device        DeviceID
+	Context       ContextID
+	Stream        StreamID
 	CorrelationID int64
-	GlobalPid     int64
+	GlobalPid     GlobalPid
 	Bytes         int64 // memcpy and memset
 	// Launch is a kernel's launch configuration (zero for other ops, and
 	// where the export lacks the columns).
@@ -87,10 +92,10 @@ func (l KernelLaunch) SharedBytes() int64 {
 // StreamWait is a cudaStreamWaitEvent: Stream waits for the work that
 // RecordStream had enqueued before the record call RecordCorrelationID.
 type StreamWait struct {
-	GlobalPid           int64
+	GlobalPid           GlobalPid
 	CorrelationID       int64 // of the wait call
-	Stream              int64
-	RecordStream        int64
+	Stream              StreamID
+	RecordStream        StreamID
 	RecordCorrelationID int64
 }
 
@@ -126,10 +131,10 @@ func (x *Export) Timelines(ctx context.Context, windows []Interval) ([]*Timeline
 		},
 		events: func(ctx context.Context, _ []*Timeline) (*activity, error) {
 			act := &activity{}
-			return act, x.loadEventRecords(ctx, act, &Stats{})
+			return act, activityLoader{x.src}.loadEventRecords(ctx, act, &Stats{})
 		},
 	}
-	return tls, x.readTimelines(ctx, tls, rd)
+	return tls, timelineReader{x.src}.readTimelines(ctx, tls, rd)
 }
 
 func newTimelines(windows []Interval) []*Timeline {
@@ -148,14 +153,14 @@ type callName struct {
 	kind CallKind
 }
 
-func (x *Export) timelineCalls(ctx context.Context, tls []*Timeline, rd timelineRead) error {
+func (tr timelineReader) timelineCalls(ctx context.Context, tls []*Timeline, rd timelineRead) error {
 	nameIDs := map[int64]bool{}
 	ids := make([][]int64, len(tls)) // per window, each call's nameId
 	cols := []intCol{col("start"), col("end"), col("globalTid"), col("correlationId"), col("nameId"), colOr("eventClass", 0)}
 	isCall := func(v []sql.NullInt64) bool { return v[5].Valid && (v[5].Int64 == 0 || v[5].Int64 == 1) }
-	keepSQL := x.Schema.col(tableRuntime, "eventClass", "0") + " IN (0, 1)"
-	err := x.scanQueries(ctx, "reading the timeline's API calls", tableRuntime, cols, isCall, keepSQL, rd, func(v []sql.NullInt64, window int) error {
-		c := TimelineCall{Start: v[0].Int64, End: v[1].Int64, GlobalTid: v[2].Int64, CorrelationID: intOr(v[3], -1)}
+	keepSQL := tr.Schema.col(tableRuntime, "eventClass", "0") + " IN (0, 1)"
+	err := tr.scanQueries(ctx, "reading the timeline's API calls", tableRuntime, cols, isCall, keepSQL, rd, func(v []sql.NullInt64, window int) error {
+		c := TimelineCall{Start: v[0].Int64, End: v[1].Int64, GlobalTid: GlobalTid(v[2].Int64), CorrelationID: intOr(v[3], -1)}
 		nameIDs[v[4].Int64] = true
 		eachWindow(tls, window, c.Start, c.End, func(k int) {
 			tls[k].Calls = append(tls[k].Calls, c)
@@ -166,7 +171,7 @@ func (x *Export) timelineCalls(ctx context.Context, tls []*Timeline, rd timeline
 	if err != nil {
 		return err
 	}
-	raw, err := x.lookupStrings(ctx, nameIDs)
+	raw, err := tr.lookupStrings(ctx, nameIDs)
 	if err != nil {
 		return err
 	}
@@ -186,8 +191,8 @@ func (x *Export) timelineCalls(ctx context.Context, tls []*Timeline, rd timeline
 	return nil
 }
 
-func (x *Export) timelineOps(ctx context.Context, tls []*Timeline, rd timelineRead) error {
-	s := x.Schema
+func (tr timelineReader) timelineOps(ctx context.Context, tls []*Timeline, rd timelineRead) error {
+	s := tr.Schema
 	kernelName := "shortName"
 	if !s.HasColumn(tableKernel, kernelName) {
 		kernelName = "demangledName"
@@ -218,9 +223,9 @@ func (x *Export) timelineOps(ctx context.Context, tls []*Timeline, rd timelineRe
 		for _, c := range launchColumns {
 			cols = append(cols, colOr(launch+c, 0))
 		}
-		err := x.scanQueries(ctx, "reading the timeline's GPU ops", src.table, cols, nil, "", rd, func(v []sql.NullInt64, window int) error {
-			op := Op{Kind: src.kind, Start: v[0].Int64, End: v[1].Int64, Device: v[2].Int64, Context: v[3].Int64, Stream: v[4].Int64,
-				CorrelationID: v[5].Int64, GlobalPid: v[6].Int64, Bytes: v[7].Int64, Launch: launchOf(v[10:])}
+		err := tr.scanQueries(ctx, "reading the timeline's GPU ops", src.table, cols, nil, "", rd, func(v []sql.NullInt64, window int) error {
+			op := Op{Kind: src.kind, Start: v[0].Int64, End: v[1].Int64, Device: DeviceID(v[2].Int64), Context: ContextID(v[3].Int64), Stream: StreamID(v[4].Int64),
+				CorrelationID: v[5].Int64, GlobalPid: GlobalPid(v[6].Int64), Bytes: v[7].Int64, Launch: launchOf(v[10:])}
 			nameID := int64(-1)
 			switch src.kind {
 			case OpKernel:
@@ -243,7 +248,7 @@ func (x *Export) timelineOps(ctx context.Context, tls []*Timeline, rd timelineRe
 			return err
 		}
 	}
-	names, err := x.lookupStrings(ctx, nameIDs)
+	names, err := tr.lookupStrings(ctx, nameIDs)
 	if err != nil {
 		return err
 	}
@@ -279,7 +284,7 @@ func launchOf(v []sql.NullInt64) KernelLaunch {
 
 // timelineWaits links the windows' cudaStreamWaitEvent calls to the event
 // records they wait for, through their synchronization rows.
-func (x *Export) timelineWaits(ctx context.Context, tls []*Timeline, rd timelineRead) error {
+func (tr timelineReader) timelineWaits(ctx context.Context, tls []*Timeline, rd timelineRead) error {
 	want := map[callKey][]int{} // wait call -> the timelines that hold it
 	isWait := map[string]bool{} // by name: baseName is a regexp
 	for k, tl := range tls {
@@ -291,12 +296,12 @@ func (x *Export) timelineWaits(ctx context.Context, tls []*Timeline, rd timeline
 				isWait[c.Name] = w
 			}
 			if w {
-				key := callKey{pidOf(c.GlobalTid), c.CorrelationID}
+				key := callKey{int64(c.GlobalTid.Process()), c.CorrelationID}
 				want[key] = append(want[key], k)
 			}
 		}
 	}
-	s := x.Schema
+	s := tr.Schema
 	if len(want) == 0 || !s.HasColumn(tableSync, "correlationId") {
 		return nil
 	}
@@ -305,20 +310,20 @@ func (x *Export) timelineWaits(ctx context.Context, tls []*Timeline, rd timeline
 		return err
 	}
 	cols := []intCol{colOr("start", 0), col("correlationId"), colOr("globalPid", 0), col("streamId"), colOr("eventId", -1), colOr("eventSyncId", -1)}
-	return x.scanQueries(ctx, "reading stream waits", tableSync, cols, nil, "", rd, func(v []sql.NullInt64, window int) error {
+	return tr.scanQueries(ctx, "reading stream waits", tableSync, cols, nil, "", rd, func(v []sql.NullInt64, window int) error {
 		corr, gpid, stream, eventID, eventSyncID := v[1], v[2], v[3], v[4], v[5]
 		k := callKey{gpid.Int64, corr.Int64}
 		in := want[k]
 		if len(in) == 0 {
 			return nil
 		}
-		rec := syncRecord{stream: stream.Int64, eventID: intOr(eventID, -1), eventSyncID: intOr(eventSyncID, -1)}
-		if r, ok := act.eventRecordFor(k.pid, rec, k.corr); ok {
+		rec := syncRecord{stream: StreamID(stream.Int64), eventID: intOr(eventID, -1), eventSyncID: intOr(eventSyncID, -1)}
+		if r, ok := act.eventRecordFor(GlobalPid(k.pid), rec, k.corr); ok {
 			for _, w := range in {
 				if window >= 0 && w != window {
 					continue // another window's query reads its own
 				}
-				tls[w].Waits = append(tls[w].Waits, StreamWait{GlobalPid: k.pid, CorrelationID: k.corr, Stream: rec.stream,
+				tls[w].Waits = append(tls[w].Waits, StreamWait{GlobalPid: GlobalPid(k.pid), CorrelationID: k.corr, Stream: rec.stream,
 					RecordStream: r.stream, RecordCorrelationID: r.corr})
 			}
 		}

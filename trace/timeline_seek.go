@@ -30,11 +30,12 @@ var ErrNotStartOrdered = errors.New("rows not in start order")
 // is checked at evenly spaced rows of each table and along every range
 // read; it returns ErrNotStartOrdered when that fails.
 func (x *Export) TimelinesByStart(ctx context.Context, windows []Interval) ([]*Timeline, error) {
+	tr := timelineReader{x.src}
 	tls := newTimelines(windows)
 	idx := map[string]*startIndex{}
 	rd := timelineRead{ordered: true,
 		rows: func(ctx context.Context, table string) ([]rowQuery, error) {
-			ix, err := x.orderedIndex(ctx, table, idx)
+			ix, err := tr.orderedIndex(ctx, table, idx)
 			if err != nil {
 				return nil, err
 			}
@@ -50,9 +51,9 @@ func (x *Export) TimelinesByStart(ctx context.Context, windows []Interval) ([]*T
 			}
 			return qs, nil
 		},
-		events: x.eventRecordsOf,
+		events: tr.eventRecordsOf,
 	}
-	return tls, x.readTimelines(ctx, tls, rd)
+	return tls, tr.readTimelines(ctx, tls, rd)
 }
 
 // TimelineRows estimates, without a scan, how many API calls and GPU ops
@@ -75,7 +76,7 @@ func (x *Export) TimelineRows(ctx context.Context, ivs []Interval) (int64, error
 	}
 	var rows float64
 	for _, table := range []string{tableRuntime, tableKernel, tableMemcpy, tableMemset, tableGraphTrace} {
-		ix, err := x.newStartIndex(ctx, table)
+		ix, err := timelineReader{x.src}.newStartIndex(ctx, table)
 		if err != nil {
 			return 0, err
 		}
@@ -103,7 +104,7 @@ func (x *Export) TimelineRows(ctx context.Context, ivs []Interval) (int64, error
 
 // startIndex finds the rows of one table by start time through rowids.
 type startIndex struct {
-	x      *Export
+	src    *source
 	table  string // as the export names it
 	lo, hi int64  // rowid bounds; hi < lo when empty
 	// noRowid: a WITHOUT ROWID table, never searched by rowid (lo and hi
@@ -113,17 +114,17 @@ type startIndex struct {
 
 // newStartIndex reads a table's rowid bounds; nil when it has no start
 // column.
-func (x *Export) newStartIndex(ctx context.Context, table string) (*startIndex, error) {
-	if !x.Schema.HasColumn(table, "start") {
+func (tr timelineReader) newStartIndex(ctx context.Context, table string) (*startIndex, error) {
+	if !tr.Schema.HasColumn(table, "start") {
 		return nil, nil
 	}
-	ix := &startIndex{x: x, table: x.Schema.Name(table), lo: 0, hi: -1, noRowid: !x.Schema.HasRowid(table)}
+	ix := &startIndex{src: tr.source, table: tr.Schema.Name(table), lo: 0, hi: -1, noRowid: !tr.Schema.HasRowid(table)}
 	q := fmt.Sprintf(`SELECT (SELECT min(rowid) FROM %[1]s), (SELECT max(rowid) FROM %[1]s)`, ix.table)
 	if ix.noRowid {
 		q = fmt.Sprintf(`SELECT 0, count(*) - 1 FROM %s`, ix.table)
 	}
 	v, dest := nullInts(2)
-	if _, err := x.scanRows(ctx, "measuring "+table, q, dest, func() error { return nil }); err != nil {
+	if _, err := tr.scanRows(ctx, "measuring "+table, q, dest, func() error { return nil }); err != nil {
 		return nil, err
 	}
 	if v[0].Valid {
@@ -134,16 +135,16 @@ func (x *Export) newStartIndex(ctx context.Context, table string) (*startIndex, 
 
 // orderedIndex returns the table's index, made once and checked for
 // order; a table without a start column reads as empty.
-func (x *Export) orderedIndex(ctx context.Context, table string, cache map[string]*startIndex) (*startIndex, error) {
+func (tr timelineReader) orderedIndex(ctx context.Context, table string, cache map[string]*startIndex) (*startIndex, error) {
 	if ix, ok := cache[table]; ok {
 		return ix, nil
 	}
-	ix, err := x.newStartIndex(ctx, table)
+	ix, err := tr.newStartIndex(ctx, table)
 	if err != nil {
 		return nil, err
 	}
 	if ix == nil {
-		ix = &startIndex{x: x, table: table, lo: 0, hi: -1}
+		ix = &startIndex{src: tr.source, table: table, lo: 0, hi: -1}
 	} else if ok, err := ix.ordered(ctx); err != nil {
 		return nil, err
 	} else if !ok {
@@ -172,7 +173,7 @@ func (ix *startIndex) ordered(ctx context.Context) (bool, error) {
 	q := fmt.Sprintf(`SELECT start FROM %s WHERE rowid IN (%s) ORDER BY rowid`, ix.table, strings.Join(ids, ", "))
 	var start sql.NullInt64
 	last, ok := int64(math.MinInt64), true
-	_, err := ix.x.scanRows(ctx, "checking the order of "+ix.table, q, []any{&start}, func() error {
+	_, err := ix.src.scanRows(ctx, "checking the order of "+ix.table, q, []any{&start}, func() error {
 		ok = ok && start.Int64 >= last
 		last = start.Int64
 		return nil
@@ -199,7 +200,7 @@ func (ix *startIndex) first(ctx context.Context, t int64) (int64, error) {
 	for a < b {
 		mid := a + (b-a)/2
 		found := false
-		if _, err := ix.x.scanRows(ctx, "searching "+ix.table, q, []any{&start}, func() error { found = true; return nil }, mid); err != nil {
+		if _, err := ix.src.scanRows(ctx, "searching "+ix.table, q, []any{&start}, func() error { found = true; return nil }, mid); err != nil {
 			return 0, err
 		}
 		if !found || start.Int64 >= t {
@@ -214,9 +215,9 @@ func (ix *startIndex) first(ctx context.Context, t int64) (int64, error) {
 // eventRecordsOf reads the event records made by the timelines' calls:
 // those whose correlation id lies within a timeline's calls' (a stream
 // wait of a window links only to a record made in it).
-func (x *Export) eventRecordsOf(ctx context.Context, tls []*Timeline) (*activity, error) {
+func (tr timelineReader) eventRecordsOf(ctx context.Context, tls []*Timeline) (*activity, error) {
 	act := &activity{}
-	s := x.Schema
+	s := tr.Schema
 	if !s.HasColumn(tableCudaEvent, "correlationId") || !s.HasColumn(tableCudaEvent, "streamId") {
 		return act, nil
 	}
@@ -242,9 +243,9 @@ func (x *Export) eventRecordsOf(ctx context.Context, tls []*Timeline) (*activity
 		cols: []intCol{col("correlationId"), colOr("globalPid", 0), col("deviceId"), col("contextId"), col("streamId"),
 			colOr("eventId", -1), colOr("eventSyncId", -1)},
 		where: strings.Join(conds, " OR "), keep: inSpan}
-	_, err := x.scanInts(ctx, scan, func(_, _ int) func(v []sql.NullInt64) error {
+	_, err := tr.scanInts(ctx, scan, func(_, _ int) func(v []sql.NullInt64) error {
 		return func(v []sql.NullInt64) error {
-			rows.add(v[1].Int64, eventRecord{corr: v[0].Int64, device: v[2].Int64, context: v[3].Int64, stream: v[4].Int64,
+			rows.add(v[1].Int64, eventRecord{corr: v[0].Int64, device: DeviceID(v[2].Int64), context: ContextID(v[3].Int64), stream: StreamID(v[4].Int64),
 				eventID: intOr(v[5], -1), eventSyncID: intOr(v[6], -1)})
 			return nil
 		}
@@ -302,31 +303,31 @@ type timelineRead struct {
 	ordered bool
 }
 
-func (x *Export) readTimelines(ctx context.Context, tls []*Timeline, rd timelineRead) error {
+func (tr timelineReader) readTimelines(ctx context.Context, tls []*Timeline, rd timelineRead) error {
 	if len(tls) == 0 {
 		return nil
 	}
-	if err := x.timelineCalls(ctx, tls, rd); err != nil {
+	if err := tr.timelineCalls(ctx, tls, rd); err != nil {
 		return err
 	}
-	if err := x.timelineOps(ctx, tls, rd); err != nil {
+	if err := tr.timelineOps(ctx, tls, rd); err != nil {
 		return err
 	}
-	return x.timelineWaits(ctx, tls, rd)
+	return tr.timelineWaits(ctx, tls, rd)
 }
 
 // scanQueries runs a table's queries over the columns cols (the first
 // two: start and end) and calls fn with each row kept (keep nil: every
 // row) and the window of its query. keepSQL is keep as an SQL condition,
 // for the SQL path.
-func (x *Export) scanQueries(ctx context.Context, what, table string, cols []intCol, keep func(v []sql.NullInt64) bool, keepSQL string, rd timelineRead, fn func(v []sql.NullInt64, window int) error) error {
+func (tr timelineReader) scanQueries(ctx context.Context, what, table string, cols []intCol, keep func(v []sql.NullInt64) bool, keepSQL string, rd timelineRead, fn func(v []sql.NullInt64, window int) error) error {
 	qs, err := rd.rows(ctx, table)
 	if err != nil || len(qs) == 0 {
 		return err
 	}
-	f, lay, err := x.fileLayout(ctx, table)
+	f, lay, err := tr.fileLayout(ctx, table)
 	if err != nil {
-		return x.dbErr(err, what)
+		return tr.dbErr(err, what)
 	}
 	fromFile := f != nil && lay.ok && !(intScan{cols: cols}).needsSQL(lay)
 	var idx []int
@@ -356,12 +357,12 @@ func (x *Export) scanQueries(ctx context.Context, what, table string, cols []int
 			if !q.ranged {
 				parts, err := f.Parts(lay.root, 1)
 				if err != nil {
-					return x.dbErr(err, what)
+					return tr.dbErr(err, what)
 				}
 				part = parts[0]
 			}
 			if _, err := f.ScanInts(ctx, part, idx, v, row); err != nil {
-				return x.dbErr(x.valueErr(err, what, cols, idx), what)
+				return tr.dbErr(tr.valueErr(err, what, cols, idx), what)
 			}
 			continue
 		}
@@ -369,8 +370,8 @@ func (x *Export) scanQueries(ctx context.Context, what, table string, cols []int
 		if keepSQL != "" {
 			where = keepSQL + " AND " + where
 		}
-		sqlText := fmt.Sprintf("SELECT %s FROM %s WHERE %s", x.selectList(table, cols), x.Schema.Name(table), where)
-		if _, err := x.scanRows(ctx, what, sqlText, dest, row, q.args...); err != nil {
+		sqlText := fmt.Sprintf("SELECT %s FROM %s WHERE %s", tr.selectList(table, cols), tr.Schema.Name(table), where)
+		if _, err := tr.scanRows(ctx, what, sqlText, dest, row, q.args...); err != nil {
 			return err
 		}
 	}

@@ -29,12 +29,15 @@ func regionHost(t *testing.T, name string) (*Host, *trace.Trace) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	type key struct{ pid, corr int64 }
+	type key struct {
+		pid  trace.GlobalPid
+		corr int64
+	}
 	idx := map[key]int32{}
 	h := NewHost(len(tl.Calls), len(tr.Syncs))
 	for _, c := range tl.Calls {
 		if r.Contains(c.Start) {
-			idx[key{trace.GlobalPidOf(c.GlobalTid), c.CorrelationID}] = h.Add(c.GlobalTid, c.Start, c.End)
+			idx[key{c.GlobalTid.Process(), c.CorrelationID}] = h.Add(c.GlobalTid, c.Start, c.End)
 		}
 	}
 	for _, op := range tl.Ops {
@@ -88,7 +91,7 @@ func TestHostCodeOnGroundTruth(t *testing.T) {
 		"gt_h2d_pageable", "gt_mlp_train", "gt_twostream_event", "gt_twostream_sync"} {
 		t.Run(name, func(t *testing.T) {
 			h, _ := regionHost(t, name)
-			byTid := map[int64][]int64{}
+			byTid := map[trace.GlobalTid][]int64{}
 			h.LaunchGaps(nil, byTid)
 			typical := TypicalGaps(byTid, LowerMiddle)
 			if len(typical) == 0 {

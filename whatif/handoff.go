@@ -1,5 +1,7 @@
 package whatif
 
+import "github.com/nsyssync/nsyssync/trace"
+
 // HandOffMinGapNs: a thread idle at least this long before a call may
 // have been waiting on the host for another thread.
 const HandOffMinGapNs = 20_000
@@ -35,7 +37,7 @@ func (h *Host) LinkHandOffs() {
 		}
 		last[th] = int32(i)
 	}
-	siblings := map[int64][]int32{} // globalPid -> its threads
+	siblings := map[trace.GlobalPid][]int32{} // a process's threads
 	for t, th := range h.Threads {
 		siblings[th.Pid] = append(siblings[th.Pid], int32(t))
 	}

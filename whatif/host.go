@@ -30,8 +30,8 @@ type Call struct {
 
 // Thread is one host thread of the graph.
 type Thread struct {
-	Tid int64 // globalTid
-	Pid int64 // its process's globalPid
+	Tid trace.GlobalTid
+	Pid trace.GlobalPid // its process
 }
 
 // Host is the host side of a region graph: the calls in recorded start
@@ -41,24 +41,24 @@ type Host struct {
 	Threads []Thread
 	// SyncCalls lists, per graph sync, its calls in the order added.
 	SyncCalls [][]int32
-	threadIdx map[int64]int32
+	threadIdx map[trace.GlobalTid]int32
 	lastEnd   []int64
 }
 
 // NewHost returns an empty graph of nsyncs syncs, room made for n calls.
 func NewHost(n, nsyncs int) *Host {
-	return &Host{Calls: make([]Call, 0, n), SyncCalls: make([][]int32, nsyncs), threadIdx: map[int64]int32{}}
+	return &Host{Calls: make([]Call, 0, n), SyncCalls: make([][]int32, nsyncs), threadIdx: map[trace.GlobalTid]int32{}}
 }
 
 // Add appends a call of thread tid, recorded over [start, end); calls
 // come in recorded start order. It returns the call's index.
-func (h *Host) Add(tid, start, end int64) int32 {
+func (h *Host) Add(tid trace.GlobalTid, start, end int64) int32 {
 	c := Call{Start: start, End: end, Sync: noIndex, Dep: noIndex}
 	th, ok := h.threadIdx[tid]
 	if !ok {
 		th = int32(len(h.Threads))
 		h.threadIdx[tid] = th
-		h.Threads = append(h.Threads, Thread{Tid: tid, Pid: trace.GlobalPidOf(tid)})
+		h.Threads = append(h.Threads, Thread{Tid: tid, Pid: tid.Process()})
 		h.lastEnd = append(h.lastEnd, end)
 		c.First = true
 	} else {

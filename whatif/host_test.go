@@ -9,13 +9,13 @@ import (
 // call is a synthetic call: thread (a globalTid of process 1), recorded
 // times, whether it launches, and its sync (-1: none).
 type call struct {
-	tid        int64
+	tid        trace.GlobalTid
 	start, end int64
 	launch     bool
 	sync       int32
 }
 
-const pid1 = int64(1) << 24 // globalTid = pid<<24 | tid
+const pid1 = trace.GlobalTid(1) << 24 // globalTid = pid<<24 | tid
 
 func build(t testing.TB, calls []call, nsyncs int) *Host {
 	t.Helper()
@@ -38,7 +38,7 @@ func TestAddGaps(t *testing.T) {
 		{1, 35, 45, false, -1}, // overlaps the previous call
 		{1, 60, 70, true, -1},
 	}, 0)
-	if len(h.Threads) != 2 || h.Threads[0].Tid != pid1|1 || h.Threads[1].Pid != trace.GlobalPidOf(pid1|2) {
+	if len(h.Threads) != 2 || h.Threads[0].Tid != pid1|1 || h.Threads[1].Pid != (pid1|2).Process() {
 		t.Fatalf("threads %+v", h.Threads)
 	}
 	want := []struct {
@@ -76,7 +76,7 @@ func TestHostCode(t *testing.T) {
 		{1, 341_000, 342_000, true, -1},
 	}
 	h := build(t, calls, 4)
-	byTid := map[int64][]int64{}
+	byTid := map[trace.GlobalTid][]int64{}
 	h.LaunchGaps(nil, byTid)
 	gaps := byTid[pid1|1]
 	if len(gaps) != 4 {
@@ -113,7 +113,7 @@ func TestLaunchGapsInRegion(t *testing.T) {
 		{1, 9_000, 10_000, true, -1},
 		{1, 20_000, 21_000, true, -1},
 	}, 0)
-	byTid := map[int64][]int64{}
+	byTid := map[trace.GlobalTid][]int64{}
 	h.LaunchGaps([]bool{true, false, true, true}, byTid)
 	if g := byTid[pid1|1]; len(g) != 2 || g[0] != 5_000 || g[1] != 10_000 {
 		t.Errorf("gaps %v, want those ending in the region: [5000 10000]", g)
@@ -166,7 +166,7 @@ func TestLinkHandOffs(t *testing.T) {
 }
 
 func TestFloatCall(t *testing.T) {
-	const pid2 = int64(2) << 24
+	const pid2 = trace.GlobalTid(2) << 24
 	h := NewHost(4, 0)
 	h.Add(pid1|1, 0, 1_000)
 	h.Add(pid2|1, 2_000, 3_000)
@@ -175,14 +175,14 @@ func TestFloatCall(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
 		start int64
-		pid   int64
+		pid   trace.GlobalPid
 		want  int32
 	}{
-		{"before every call", -1, trace.GlobalPidOf(pid1 | 1), -1},
-		{"at a call's start", 4_000, trace.GlobalPidOf(pid1 | 1), 2},
-		{"after another process's call", 6_500, trace.GlobalPidOf(pid1 | 1), 2},
-		{"its own process's call", 6_500, trace.GlobalPidOf(pid2 | 1), 3},
-		{"no call of its process before it", 1_500, trace.GlobalPidOf(pid2 | 1), -1},
+		{"before every call", -1, (pid1 | 1).Process(), -1},
+		{"at a call's start", 4_000, (pid1 | 1).Process(), 2},
+		{"after another process's call", 6_500, (pid1 | 1).Process(), 2},
+		{"its own process's call", 6_500, (pid2 | 1).Process(), 3},
+		{"no call of its process before it", 1_500, (pid2 | 1).Process(), -1},
 	} {
 		if got := h.FloatCall(tc.start, tc.pid); got != tc.want {
 			t.Errorf("%s: call %d, want %d", tc.name, got, tc.want)

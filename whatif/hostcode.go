@@ -1,6 +1,10 @@
 package whatif
 
-import "math"
+import (
+	"math"
+
+	"github.com/nsyssync/nsyssync/trace"
+)
 
 // noTime is "no call yet", safe to add small values to.
 const noTime = math.MinInt64 / 4
@@ -14,7 +18,7 @@ type Cut struct{ Before, After int64 }
 // consecutive launches with no sync between them, the second in the
 // region (in[i]; nil: every call): the samples of the thread's typical
 // gap.
-func (h *Host) LaunchGaps(in []bool, byTid map[int64][]int64) {
+func (h *Host) LaunchGaps(in []bool, byTid map[trace.GlobalTid][]int64) {
 	lastEnd := make([]int64, len(h.Threads))
 	for t := range lastEnd {
 		lastEnd[t] = noTime
@@ -38,8 +42,8 @@ func (h *Host) LaunchGaps(in []bool, byTid map[int64][]int64) {
 
 // TypicalGaps returns, per globalTid, the median of its launch gaps; a
 // thread with fewer than 3 has none (0).
-func TypicalGaps(byTid map[int64][]int64, rule MedianRule) map[int64]int64 {
-	out := make(map[int64]int64, len(byTid))
+func TypicalGaps(byTid map[trace.GlobalTid][]int64, rule MedianRule) map[trace.GlobalTid]int64 {
+	out := make(map[trace.GlobalTid]int64, len(byTid))
 	for tid, xs := range byTid {
 		if len(xs) >= 3 {
 			out[tid] = Median(xs, rule)
@@ -53,7 +57,7 @@ func TypicalGaps(byTid map[int64][]int64, rule MedianRule) map[int64]int64 {
 // the thread's typical gap between two launches (typical, by globalTid),
 // at most one typical gap on each side. The gap before is from the
 // thread's previous launch or sync call, the gap after to its next.
-func (h *Host) HostCode(typicalByTid map[int64]int64) []Cut {
+func (h *Host) HostCode(typicalByTid map[trace.GlobalTid]int64) []Cut {
 	cuts := make([]Cut, len(h.SyncCalls))
 	typical := make([]int64, len(h.Threads))
 	for th, t := range h.Threads {
