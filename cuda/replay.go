@@ -67,9 +67,15 @@ type Group struct {
 	CopyBoundNs *int64
 }
 
+// ResultSchema names the replay's JSON document (`nsyssync replay --format
+// json`); it changes only when a field changes meaning (fields may be added).
+const ResultSchema = "nsyssync-replay/v1"
+
 // Result is a region replayed on a GPU.
 type Result struct {
-	GPU Identity `json:"gpu"`
+	// Schema names the document's format (ResultSchema); readers check it.
+	Schema string   `json:"schema"`
+	GPU    Identity `json:"gpu"`
 	// RegionNs is the region's duration; RecordedNs the recorded time
 	// the replay reproduces (the region plus GPU work that ran past it).
 	RegionNs   int64 `json:"region_ns"`
@@ -257,7 +263,7 @@ func (d *Device) ReplayTimeline(ctx context.Context, tl *trace.Timeline, t *trac
 func (d *Device) result(t *trace.Trace, plans []*Plan, first int, groups []Group, runs [][]int64, opt ReplayOptions) *Result {
 	base := plans[0]
 	id := d.Identity()
-	res := &Result{GPU: id, RegionNs: base.RegionNs, RecordedNs: base.RecordedNs, Repeat: opt.Repeat,
+	res := &Result{Schema: ResultSchema, GPU: id, RegionNs: base.RegionNs, RecordedNs: base.RecordedNs, Repeat: opt.Repeat,
 		Unchanged: summarize(runs[0]), Plan: base.Counts, Model: d.model, Warnings: id.Warnings(t),
 		BaselineNs: base.RegionNs, ProfilerOverheadNs: max(opt.ProfilerOverheadNs, 0)}
 	threads := maxThreads(plans[:1])

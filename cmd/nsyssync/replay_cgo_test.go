@@ -58,6 +58,9 @@ func TestReplayChild(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &res); err != nil {
 		t.Fatalf("replay JSON: %v\n%s", err, out)
 	}
+	if res.Schema != cuda.ResultSchema {
+		t.Errorf("replay JSON schema %q, want %q", res.Schema, cuda.ResultSchema)
+	}
 	if len(res.Sites) != 1 || res.Sites[0].ID != "s1" || res.Sites[0].Syncs != 30 || res.Repeat != 2 || res.ProfilerOverheadNs != estimate.DefaultCalibration().ProfilerOverheadNs {
 		t.Errorf("replay JSON: %+v", res)
 	}
