@@ -105,7 +105,8 @@ func Sites(t *trace.Trace) []Site { return Options{}.Sites(t) }
 // gives each the verdict its syncs share.
 func (o Options) Sites(t *trace.Trace) []Site {
 	nm := newNames()
-	sampledOf := newSampledSites(t, nm)
+	phases := newPhaser(t)
+	sampledOf := newSampledSites(t, nm, phases)
 	ids, keyIDs, table := o.verdicts(t, nm, sampledOf)
 	if keyIDs == nil {
 		keyIDs = ids
@@ -128,7 +129,7 @@ func (o Options) Sites(t *trace.Trace) []Site {
 			// add evidence to a site, never change which it is.
 			key = append(append(key, "|rule "...), table[keyIDs[i]].Rule...)
 		}
-		phase, why := syncPhase(s, t.Evidence)
+		phase, why := phases.phase(s)
 		if phase != PhaseSteady {
 			key = append(append(key, "|phase "...), phase...)
 		}

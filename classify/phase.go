@@ -37,11 +37,57 @@ func (p Phase) Label() string {
 	return "steady"
 }
 
-// syncPhase says which phase sync s belongs to, and why, from the trace
+// phaser says which phase each sync of one trace belongs to (phase).
+type phaser struct {
+	ev trace.Evidence
+	// first: each process's first kernel on each device.
+	first map[trace.ProcessDevice]int64
+	// later: per process and device, the sizes of the host-to-device
+	// copies its syncs make once its first kernel has started.
+	later map[trace.ProcessDevice]map[int64]bool
+}
+
+func newPhaser(t *trace.Trace) *phaser {
+	p := &phaser{ev: t.Evidence, first: t.FirstKernel, later: map[trace.ProcessDevice]map[int64]bool{}}
+	for i := range t.Syncs {
+		s := &t.Syncs[i]
+		c := s.Copy
+		if c == nil || c.Memset || c.Direction != trace.CopyHtoD {
+			continue
+		}
+		key := trace.ProcessDevice{Pid: s.GlobalPid, Device: c.Device}
+		if first, ok := p.first[key]; ok && s.Start >= first {
+			if p.later[key] == nil {
+				p.later[key] = map[int64]bool{}
+			}
+			p.later[key][c.Bytes] = true
+		}
+	}
+	return p
+}
+
+// oneOffLoad reports whether s copies data to the device before its
+// process's first kernel there, in a size no copy after that kernel
+// repeats: the program loading its inputs or model once (a loop's first
+// copy comes before the first kernel too, but later iterations copy the
+// same size again). A process without a kernel on the device has no
+// first kernel to tell set-up from its work, and gets none.
+func (p *phaser) oneOffLoad(s *trace.Sync) bool {
+	c := s.Copy
+	if c == nil || c.Memset || c.Direction != trace.CopyHtoD {
+		return false
+	}
+	key := trace.ProcessDevice{Pid: s.GlobalPid, Device: c.Device}
+	first, ok := p.first[key]
+	return ok && s.End <= first && !p.later[key][c.Bytes]
+}
+
+// phase says which phase sync s belongs to, and why, from the trace
 // alone: the names around it (backtrace frames, NVTX ranges), and its
 // place relative to its process's GPU work on its device (the GPU gap
-// around its return, which Load measured).
-func syncPhase(s *trace.Sync, ev trace.Evidence) (Phase, string) {
+// around its return, which Load measured; its first kernel).
+func (p *phaser) phase(s *trace.Sync) (Phase, string) {
+	ev := p.ev
 	if name, ok := profilerFrame(s); ok {
 		return PhaseProfiler, "the profiler's own synchronize (" + name + "), not the program's"
 	}
@@ -62,6 +108,10 @@ func syncPhase(s *trace.Sync, ev trace.Evidence) (Phase, string) {
 		}
 		return PhaseSetup, "before the process's first GPU work on the device: it waits for no kernel, only for CUDA set-up " +
 			"(context creation, module loading)"
+	}
+	if p.oneOffLoad(s) {
+		return PhaseSetup, "a copy to the device before the process's first kernel there, in a size no later copy repeats: " +
+			"the program loading its inputs or model once, not a step's wait"
 	}
 	// After the last GPU work, outside every NVTX range of the program: the
 	// last iteration of a loop is after the last GPU work too, but inside

@@ -46,7 +46,7 @@ type sampledSites struct {
 // call path of a site that several reach (a synchronising helper called
 // from many places) does not speak for the others, but their common
 // callers do.
-func newSampledSites(t *trace.Trace, nm *names) *sampledSites {
+func newSampledSites(t *trace.Trace, nm *names, phases *phaser) *sampledSites {
 	if !anySamples(t.Syncs) {
 		return nil
 	}
@@ -69,7 +69,7 @@ func newSampledSites(t *trace.Trace, nm *names) *sampledSites {
 			continue
 		}
 		key = appendSiteKey(key[:0], nm, s)
-		if phase, _ := syncPhase(s, t.Evidence); phase != PhaseSteady {
+		if phase, _ := phases.phase(s); phase != PhaseSteady {
 			key = append(append(key, "|phase "...), phase...)
 		}
 		g, ok := byKey[string(key)]

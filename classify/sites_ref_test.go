@@ -22,6 +22,7 @@ import (
 // verdict folded from the verdicts of all its syncs; api| sites are told
 // apart by the rule of the verdict without CPU samples (unsampled).
 func refSites(t *trace.Trace, verdicts, unsampled []Verdict) []Site {
+	phases := newPhaser(t)
 	byKey := map[string]*Site{}
 	var order []*Site
 	for i := range t.Syncs {
@@ -30,7 +31,7 @@ func refSites(t *trace.Trace, verdicts, unsampled []Verdict) []Site {
 		if strings.HasPrefix(key, "api|") {
 			key += "|rule " + unsampled[i].Rule
 		}
-		phase, why := syncPhase(s, t.Evidence)
+		phase, why := phases.phase(s)
 		if phase != PhaseSteady {
 			key += "|phase " + string(phase)
 		}
@@ -103,9 +104,10 @@ func refSampledLocation(t *trace.Trace, s *trace.Sync) Location {
 	if len(UserFrames(s.Native())) > 0 {
 		return Location{}
 	}
+	phases := newPhaser(t)
 	group := func(s *trace.Sync) string {
 		k, _ := refSiteKey(s)
-		p, _ := syncPhase(s, t.Evidence)
+		p, _ := phases.phase(s)
 		return k + "|" + string(p)
 	}
 	want := group(s)

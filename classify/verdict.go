@@ -58,7 +58,7 @@ const maxSiteEvidence = 6
 // verdicts as read-only.
 func (o Options) Verdicts(t *trace.Trace) []Verdict {
 	nm := newNames()
-	ids, _, table := o.verdicts(t, nm, newSampledSites(t, nm))
+	ids, _, table := o.verdicts(t, nm, newSampledSites(t, nm, newPhaser(t)))
 	out := make([]Verdict, len(ids))
 	for i, id := range ids {
 		out[i] = table[id]

@@ -80,6 +80,7 @@ func (x *Export) Load(ctx context.Context, opt LoadOptions) (*Trace, error) {
 		return nil, err
 	}
 	t.Stats.GPUOps = gpu.ops
+	t.FirstKernel = gpu.firstKernels()
 	t.Stats.RowsScanned += gpu.ops
 	if writes != nil { // after the GPU scan, which gives syncs their first detail
 		writes.attach(syncs)

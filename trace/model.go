@@ -27,6 +27,10 @@ type Trace struct {
 	// such a process may read what the GPU wrote with no copy in the
 	// trace to show the read.
 	HostMapped map[GlobalPid]string
+	// FirstKernel: the start of each process's first kernel (or CUDA
+	// graph launch) on each device, over the whole export (not only the
+	// region); a process-device pair without a kernel is absent.
+	FirstKernel map[ProcessDevice]int64
 }
 
 // GPU is one device of TARGET_INFO_GPU.
@@ -311,4 +315,10 @@ type RangeRef struct {
 	Domain string
 	Start  int64
 	End    int64
+}
+
+// ProcessDevice names one process's work on one device.
+type ProcessDevice struct {
+	Pid    GlobalPid
+	Device DeviceID
 }
