@@ -173,6 +173,7 @@ func (o Options) Sites(t *trace.Trace) []Site {
 		fillVerdict(s, tallies, table)
 		fillNVTXShown(s, t)
 		printedSite(s, t, ids, table)
+		copyGuardSite(s, t)
 		explainNeeded(s, allByRule(tallies, table, ruleCopyOnlyKept))
 		hostMappedSite(s, t)
 		librarySite(s, t, prog)

@@ -66,6 +66,7 @@ func refSites(t *trace.Trace, verdicts, unsampled []Verdict) []Site {
 		}
 		fillVerdict(s, tallies, table)
 		printedSite(s, t, identity, verdicts)
+		copyGuardSite(s, t)
 		explainNeeded(s, allByRule(tallies, table, ruleCopyOnlyKept))
 		hostMappedSite(s, t)
 		librarySite(s, t, program.Detect(t))
