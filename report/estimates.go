@@ -15,16 +15,15 @@ type Estimates struct {
 	// Sites holds each site's savings when its syncs alone are removed,
 	// by site ID.
 	Sites map[string]SiteEstimate
-	// TotalNs is the region's overall estimated saving
-	// (totals.estimated_savings_ns).
+	// TotalNs is the region's estimated saving with every sync removed
+	// together (totals.estimated_savings_ns): not a sum of the sites'.
 	TotalNs int64
 	// FalseDependencyNs is the saving when every false-dependency sync is
 	// removed together (totals.false_dependency_savings_ns).
 	FalseDependencyNs int64
 	// WithoutSyncs, when set, simulates a window of the trace with the
 	// site's syncs removed; the HTML report draws it under the recorded
-	// timeline. Nil: the HTML report says the simulated view is not
-	// available.
+	// timeline. Nil: the HTML report draws the recorded one alone.
 	WithoutSyncs SimulateFunc
 	// SelfCheckError is the simulator's relative error replaying the
 	// region unchanged.
@@ -91,7 +90,7 @@ func (a *Analysis) savingsText(s *classify.Site) string {
 	if !ok {
 		return "-"
 	}
-	text := Duration(e.SavingsNs) + " (" + percent(e.SavingsNs, a.Trace.Region.Duration) + ")"
+	text := savingsAmount(e.SavingsNs, a.Trace.Region.Duration)
 	if e.Sampled {
 		text += " sampled"
 	}
@@ -107,12 +106,25 @@ func (a *Analysis) totalSavingsText() string {
 		return "not estimated"
 	}
 	d := a.Trace.Region.Duration
-	text := Duration(a.Estimates.FalseDependencyNs) + " (" + percent(a.Estimates.FalseDependencyNs, d) +
-		") removable (false dependencies); " + Duration(a.Estimates.TotalNs) + " (" + percent(a.Estimates.TotalNs, d) + ") overall"
+	text := savingsAmount(a.Estimates.FalseDependencyNs, d) + " removable (false dependencies together); " +
+		savingsAmount(a.Estimates.TotalNs, d) + " with all syncs removed together"
 	if a.Estimates.Sampled {
 		text += "; sampled"
 	}
 	return text
+}
+
+// savingsAmount formats a saving of region time d: "1.46ms (12.4%)";
+// "none" for no saving, and a negative one as what it costs, never as a
+// negative share ("- (-0.0%)").
+func savingsAmount(ns, d int64) string {
+	switch {
+	case ns > 0:
+		return Duration(ns) + " (" + percent(ns, d) + ")"
+	case ns == 0:
+		return "none"
+	}
+	return "−" + Duration(-ns) + " (the rewrite costs more)"
 }
 
 // FromEstimate turns the estimator's result into what the renderers show:

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"html/template"
 	"io"
-	"slices"
 	"strings"
 
 	"github.com/nsyssync/nsyssync/classify"
@@ -178,7 +177,7 @@ func (a *Analysis) htmlDetail(ctx context.Context, s *classify.Site, tr Timeline
 	d.WaitedFor = waited(sy)
 	d.GPUIdleAfter = idleAfter(sy)
 	if len(s.Syncs) > 1 {
-		d.RepresentsNote = fmt.Sprintf("the sync of median blocked time among the site's %d", len(s.Syncs))
+		d.RepresentsNote = fmt.Sprintf("the costliest of the site's %d syncs: the longest wait plus GPU idle after it", len(s.Syncs))
 	}
 	if tr == nil {
 		d.TimelineNote = "No timeline: the report was rendered without access to the export."
@@ -191,10 +190,12 @@ func (a *Analysis) htmlDetail(ctx context.Context, s *classify.Site, tr Timeline
 	}
 	d.Timeline = layoutTimeline(tl, a.Trace, sy, bubble, "recorded", true)
 	// The what-if view: the same window as the estimator simulates it
-	// without the site's syncs. It stays empty until estimate/ provides
-	// Estimates.WithoutSyncs.
-	if a.Estimates == nil || a.Estimates.WithoutSyncs == nil {
-		d.SimulatedNote = "Simulated without this site's syncs: not available yet (the savings estimator has not run)."
+	// without the site's syncs, where it provides Estimates.WithoutSyncs.
+	switch {
+	case a.Estimates == nil:
+		d.SimulatedNote = "No simulated timeline: the savings were not estimated."
+		return d, nil
+	case a.Estimates.WithoutSyncs == nil:
 		return d, nil
 	}
 	sim, err := a.Estimates.WithoutSyncs(ctx, s, window)
@@ -233,22 +234,24 @@ func htmlSpans(text string) []span {
 	return spans
 }
 
-// representativeSync picks the site's sync of median blocked time (the
-// earlier one on ties); -1 for an empty site.
+// representativeSync picks the site's sync that best shows its cost: the
+// longest wait plus the GPU idle after it (the earlier one on ties); -1
+// for an empty site.
 func representativeSync(t *trace.Trace, s *classify.Site) int {
-	if len(s.Syncs) == 0 {
-		return -1
-	}
-	idx := slices.Clone(s.Syncs)
-	slices.SortStableFunc(idx, func(x, y int) int {
-		dx, dy := t.Syncs[x].Duration(), t.Syncs[y].Duration()
-		switch {
-		case dx < dy:
-			return -1
-		case dx > dy:
-			return 1
+	best, bestCost := -1, int64(-1)
+	for _, i := range s.Syncs {
+		if c := syncCost(&t.Syncs[i]); c > bestCost || c == bestCost && i < best {
+			best, bestCost = i, c
 		}
-		return x - y
-	})
-	return idx[(len(idx)-1)/2]
+	}
+	return best
+}
+
+// syncCost is a sync's wait plus the GPU idle after it.
+func syncCost(sy *trace.Sync) int64 {
+	c := sy.Duration()
+	if !sy.Gap.DeviceBusy && sy.Gap.IdleAfterNs > 0 {
+		c += sy.Gap.IdleAfterNs
+	}
+	return c
 }
