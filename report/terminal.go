@@ -113,7 +113,7 @@ func (a *Analysis) textSummary(b *strings.Builder, st *styles, width int) {
 	blocked := t.BlockedNs()
 	kv("syncs", fmt.Sprintf("%s at %s, host blocked %s (%s of the region)",
 		plural(len(t.Syncs), "host sync", "host syncs"), plural(len(a.Sites), "site", "sites"), Duration(blocked), percent(blocked, t.Region.Duration)))
-	kv("savings", a.totalSavingsText())
+	kv("savings", strings.TrimPrefix(wrapIndent(a.totalSavingsText(), width, headerIndent), headerIndent))
 	kv("evidence", evidenceSummary(&t.Evidence, len(t.Syncs)))
 	for _, warn := range t.Warnings {
 		b.WriteString(st.warn.Render(fmt.Sprintf("%-9s", "warning")) + termText(warn) + "\n")
