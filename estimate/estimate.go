@@ -155,6 +155,10 @@ type SiteEstimate struct {
 	Bound              string `json:"bound,omitempty"`
 	// Parts are what the saving is made of.
 	Parts SavingsParts `json:"parts"`
+	// Interval is the spread of SavingsNs over the repeated windows it
+	// rests on; nil where it rests on fewer than two, or where SavingsNs
+	// is not the replay's (a phase site, or one held to its copy bound).
+	Interval *Interval `json:"interval,omitempty"`
 }
 
 // Scenario is the saving of removing several sites together. Sites of

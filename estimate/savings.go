@@ -16,10 +16,14 @@ func (e *estimator) siteEstimates(ctx context.Context, sites []classify.Site) er
 	work := events * int64(len(sites))
 	for i := range sites {
 		est := SiteEstimate{ID: sites[i].ID, Syncs: len(e.siteIdx[i])}
-		if err := e.siteSavings(ctx, i, work, &est, needed(&sites[i])); err != nil {
+		samples, err := e.siteSavings(ctx, i, work, &est, needed(&sites[i]))
+		if err != nil {
 			return fmt.Errorf("site %s: %w", sites[i].ID, err)
 		}
 		e.bound(&sites[i], &est)
+		if !excluded(&sites[i]) {
+			est.Interval = siteInterval(samples, len(e.siteIdx[i]), &est)
+		}
 		est.DeleteSavingsFraction = e.fraction(est.DeleteSavingsNs)
 		est.SavingsFraction = e.fraction(est.SavingsNs)
 		e.res.Sampled = e.res.Sampled || est.Sampled
@@ -32,8 +36,10 @@ func (e *estimator) siteEstimates(ctx context.Context, sites []classify.Site) er
 // some (in a sampled region: the time windows, else the site's own
 // windows), whole while the work allows, else in windows around chunks
 // of occurrences; a sampled region's saving is extrapolated to all the
-// site's occurrences.
-func (e *estimator) siteSavings(ctx context.Context, i int, work int64, est *SiteEstimate, copyBound bool) error {
+// site's occurrences. It returns the savings of the chunk windows the
+// site's interval rests on (replayed for it alone after a whole replay).
+func (e *estimator) siteSavings(ctx context.Context, i int, work int64, est *SiteEstimate, copyBound bool) ([]chunkSaving, error) {
+	var samples []chunkSaving
 	var saved, bound int64
 	var parts SavingsParts
 	replayed := 0
@@ -46,21 +52,25 @@ func (e *estimator) siteSavings(ctx context.Context, i int, work int64, est *Sit
 		bound += b
 		var s int64
 		var err error
+		var cs []chunkSaving
 		if work <= e.opt.MaxFullWork {
 			s, err = p.savings(ctx, syncs)
 			if e.sampled {
 				est.Windows++
 			}
+			if err == nil {
+				cs, _, err = p.chunkSavings(ctx, syncs, e.opt)
+			}
 		} else {
-			var w int
 			var smp bool
-			s, w, smp, err = p.windowed(ctx, syncs, e.opt)
-			est.Windows += w
+			s, cs, smp, err = p.windowed(ctx, syncs, e.opt)
+			est.Windows += len(cs)
 			est.Sampled = est.Sampled || smp
 		}
 		if err != nil {
-			return err
+			return nil, err
 		}
+		samples = append(samples, cs...)
 		saved += s
 		replayed += len(syncs)
 	}
@@ -85,7 +95,7 @@ func (e *estimator) siteSavings(ctx context.Context, i int, work int64, est *Sit
 	if copyBound {
 		est.CopyOverlapBoundNs = bound
 	}
-	return nil
+	return samples, nil
 }
 
 // bound applies to a site's replayed saving the limits of what a rewrite
