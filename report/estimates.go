@@ -2,6 +2,7 @@ package report
 
 import (
 	"context"
+	"strings"
 
 	"github.com/nsyssync/nsyssync/classify"
 	"github.com/nsyssync/nsyssync/estimate"
@@ -52,6 +53,10 @@ type SiteEstimate struct {
 	Bound       string
 	// Parts are what the saving is made of.
 	Parts estimate.SavingsParts
+	// Interval is the spread of SavingsNs over the repeated windows it
+	// rests on (estimate.SiteEstimate.Interval); nil where it rests on
+	// one.
+	Interval *estimate.Interval
 }
 
 // SimulateFunc returns the timeline of window as simulated without the
@@ -91,6 +96,10 @@ func (a *Analysis) savingsText(s *classify.Site) string {
 		return "-"
 	}
 	text := savingsAmount(e.SavingsNs, a.Trace.Region.Duration)
+	if iv := e.Interval; iv != nil && e.SavingsNs > 0 {
+		head, share, _ := strings.Cut(text, " (")
+		text = head + " (" + durationRange(iv.LowNs, iv.HighNs) + ", " + share
+	}
 	if e.Sampled {
 		text += " sampled"
 	}
@@ -124,7 +133,26 @@ func savingsAmount(ns, d int64) string {
 	case ns == 0:
 		return "none"
 	}
-	return "−" + Duration(-ns) + " (the rewrite costs more)"
+	return signedDuration(ns) + " (the rewrite costs more)"
+}
+
+// durationRange formats lo to hi compactly: "1.87–1.96ms", with the unit
+// once when both ends share it, and a sign on a negative end.
+func durationRange(lo, hi int64) string {
+	l, h := signedDuration(lo), signedDuration(hi)
+	unit := strings.TrimLeft(h, "−0123456789.")
+	if strings.HasSuffix(l, unit) && strings.TrimLeft(l, "−0123456789.") == unit {
+		l = strings.TrimSuffix(l, unit)
+	}
+	return l + "–" + h
+}
+
+// signedDuration is Duration with a minus sign for a negative duration.
+func signedDuration(ns int64) string {
+	if ns < 0 {
+		return "−" + Duration(-ns)
+	}
+	return Duration(ns)
 }
 
 // FromEstimate turns the estimator's result into what the renderers show:
@@ -137,7 +165,7 @@ func FromEstimate(r *estimate.Result) *Estimates {
 	e.Sampled = r.Sampled
 	for _, s := range r.Sites {
 		e.Sites[s.ID] = SiteEstimate{SavingsNs: s.SavingsNs, Sampled: s.Sampled, DeleteNs: s.DeleteSavingsNs, UncountedNs: s.UncountedSavingsNs,
-			CopyBoundNs: s.CopyOverlapBoundNs, Bound: s.Bound, Parts: s.Parts}
+			CopyBoundNs: s.CopyOverlapBoundNs, Bound: s.Bound, Parts: s.Parts, Interval: s.Interval}
 		e.Sampled = e.Sampled || s.Sampled
 	}
 	return e

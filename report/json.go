@@ -103,6 +103,12 @@ type SiteJSON struct {
 	// EstimateSampled: the estimator simulated a sample of the site's
 	// occurrences.
 	EstimateSampled bool `json:"estimate_sampled,omitempty"`
+	// EstimatedSavingsLowNs and EstimatedSavingsHighNs: the interval of
+	// estimated_savings_ns from the spread of the repeated windows it
+	// rests on (docs/estimator.md, "Intervals"); absent where it rests on
+	// one.
+	EstimatedSavingsLowNs  *int64 `json:"estimated_savings_low_ns,omitempty"`
+	EstimatedSavingsHighNs *int64 `json:"estimated_savings_high_ns,omitempty"`
 	// Allowed is set when an allow-list accepts the site.
 	Allowed *AllowedJSON `json:"allowed,omitempty"`
 	// SourceFile is the file the site's program line was read from (the
@@ -241,6 +247,9 @@ func (a *Analysis) documentHead() Document {
 			e := a.Estimates.Sites[s.ID]
 			sj.EstimatedSavingsNs, sj.EstimateSampled = e.SavingsNs, e.Sampled
 			sj.EstimatedSavingsFraction = fraction(e.SavingsNs, t.Region.Duration)
+			if iv := e.Interval; iv != nil {
+				sj.EstimatedSavingsLowNs, sj.EstimatedSavingsHighNs = &iv.LowNs, &iv.HighNs
+			}
 			parts, del := e.Parts, e.DeleteNs
 			sj.SavingsParts, sj.DeleteSavingsNs, sj.UncountedSavingsNs, sj.SavingsBound = &parts, &del, e.UncountedNs, e.Bound
 			if s.NeededCopyBytes > 0 {
