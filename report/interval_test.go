@@ -9,26 +9,6 @@ import (
 	"github.com/nsyssync/nsyssync/estimate"
 )
 
-// TestDurationRange: an interval prints compactly, its unit once when both
-// ends share it.
-func TestDurationRange(t *testing.T) {
-	tests := []struct {
-		lo, hi int64
-		want   string
-	}{
-		{1_873_204, 1_960_801, "1.87–1.96ms"},
-		{87_481, 97_027, "87.5–97.0µs"},
-		{950_000, 1_040_000, "950.0µs–1.04ms"},
-		{-2_000, 3_000, "−2.0–3.0µs"},
-		{400, 900, "400–900ns"},
-	}
-	for _, tc := range tests {
-		if got := durationRange(tc.lo, tc.hi); got != tc.want {
-			t.Errorf("durationRange(%d, %d) = %q, want %q", tc.lo, tc.hi, got, tc.want)
-		}
-	}
-}
-
 // TestSavingsIntervalShown: on a real training loop, estimated by the
 // simulator, the sites that repeat carry their interval in the JSON
 // (estimated_savings_low_ns ≤ estimated_savings_ns ≤ …_high_ns) and in

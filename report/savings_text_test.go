@@ -9,27 +9,29 @@ import (
 	"github.com/nsyssync/nsyssync/estimate"
 )
 
-// TestSavingsAmount: a saving prints with its share of the region, no
+// TestSavingsFormats: a saving prints with its share of the region, no
 // saving as "none", and a negative one as what the rewrite costs — never
-// as a dash with a negative share ("- (-0.0%)").
-func TestSavingsAmount(t *testing.T) {
-	tests := []struct {
-		ns, region int64
-		want       string
-	}{
-		{1_460_000, 11_774_000, "1.46ms (12.4%)"},
-		{300, 11_774_000_000, "300ns (0.0%)"},
-		{0, 11_774_000, "none"},
-		{-12_000, 11_774_000, "−12.0µs (the rewrite costs more)"},
-		{-40, 11_774_000, "−40ns (the rewrite costs more)"},
+// as a dash with a negative share ("- (-0.0%)"); an interval prints
+// compactly, its unit once when both ends share it.
+func TestSavingsFormats(t *testing.T) {
+	tests := []struct{ call, got, want string }{
+		{"savingsAmount(1.46ms)", savingsAmount(1_460_000, 11_774_000), "1.46ms (12.4%)"},
+		{"savingsAmount(300ns)", savingsAmount(300, 11_774_000_000), "300ns (0.0%)"},
+		{"savingsAmount(0)", savingsAmount(0, 11_774_000), "none"},
+		{"savingsAmount(-12µs)", savingsAmount(-12_000, 11_774_000), "−12.0µs (the rewrite costs more)"},
+		{"savingsAmount(-40ns)", savingsAmount(-40, 11_774_000), "−40ns (the rewrite costs more)"},
+		{"durationRange(ms)", durationRange(1_873_204, 1_960_801), "1.87–1.96ms"},
+		{"durationRange(µs)", durationRange(87_481, 97_027), "87.5–97.0µs"},
+		{"durationRange(µs, ms)", durationRange(950_000, 1_040_000), "950.0µs–1.04ms"},
+		{"durationRange(negative)", durationRange(-2_000, 3_000), "−2.0–3.0µs"},
+		{"durationRange(ns)", durationRange(400, 900), "400–900ns"},
 	}
 	for _, tc := range tests {
-		got := savingsAmount(tc.ns, tc.region)
-		if got != tc.want {
-			t.Errorf("savingsAmount(%d, %d) = %q, want %q", tc.ns, tc.region, got, tc.want)
+		if tc.got != tc.want {
+			t.Errorf("%s = %q, want %q", tc.call, tc.got, tc.want)
 		}
-		if strings.Contains(got, "- (") || strings.Contains(got, "-0.0%") {
-			t.Errorf("savingsAmount(%d) = %q prints a negative share", tc.ns, got)
+		if strings.Contains(tc.got, "- (") || strings.Contains(tc.got, "-0.0%") {
+			t.Errorf("%s = %q prints a negative share", tc.call, tc.got)
 		}
 	}
 }
