@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/nsyssync/nsyssync/classify"
+	"github.com/nsyssync/nsyssync/estimate"
 	"github.com/nsyssync/nsyssync/internal/textsafe"
 	"github.com/nsyssync/nsyssync/internal/words"
 	"github.com/nsyssync/nsyssync/trace"
@@ -197,12 +198,18 @@ func (a *Analysis) htmlDetail(ctx context.Context, s *classify.Site, tr Timeline
 		return d, nil
 	case a.Estimates.WithoutSyncs == nil:
 		return d, nil
+	case s.Counting() == classify.CountNone:
+		d.SimulatedNote = "No simulated timeline: this site counts in no saving."
+		return d, nil
+	case a.Estimates.Sites[s.ID].Bound == estimate.BoundCopyOverlap:
+		d.SimulatedNote = "No simulated timeline: the saving shown is the copy-overlap bound, not a replay."
+		return d, nil
 	}
 	sim, err := a.Estimates.WithoutSyncs(ctx, s, window)
 	if err != nil {
 		return d, fmt.Errorf("simulating %s without its syncs: %w", s.ID, err)
 	}
-	d.Simulated = layoutTimeline(sim, a.Trace, sy, trace.Interval{}, "simulated without the site's syncs", false)
+	d.Simulated = layoutTimeline(sim, a.Trace, sy, trace.Interval{}, "simulated without the site's syncs (the estimator's model of this window, profiler overhead kept)", false)
 	return d, nil
 }
 
