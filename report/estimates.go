@@ -136,6 +136,21 @@ func savingsAmount(ns, d int64) string {
 	return signedDuration(ns) + " (the rewrite costs more)"
 }
 
+// savingsLegend says what a saving with an interval shows, for the sites
+// table: "" when no site has an interval.
+func (a *Analysis) savingsLegend() string {
+	if a.Estimates == nil {
+		return ""
+	}
+	for _, e := range a.Estimates.Sites {
+		if e.Interval != nil && e.SavingsNs > 0 {
+			return "SAVINGS: each site's syncs removed alone; low–high in parentheses, for a site that repeats over two windows or more: " +
+				"the 10th to 90th percentile of that saving over its repeated windows."
+		}
+	}
+	return ""
+}
+
 // durationRange formats lo to hi compactly: "1.87–1.96ms", with the unit
 // once when both ends share it, and a sign on a negative end.
 func durationRange(lo, hi int64) string {

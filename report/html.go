@@ -48,10 +48,11 @@ type htmlPage struct {
 	Warnings  []string
 	Sites     []htmlSiteRow
 	MoreSites int
-	// IdleLegend says what "GPU idle after" holds, busy and end included.
-	IdleLegend string
-	Details    []htmlDetail
-	NoSyncs    bool
+	// IdleLegend says what "GPU idle after" holds, busy and end included;
+	// SavingsLegend what a saving's interval is ("" without one).
+	IdleLegend, SavingsLegend string
+	Details                   []htmlDetail
+	NoSyncs                   bool
 }
 
 type htmlSiteRow struct {
@@ -100,7 +101,7 @@ func (a *Analysis) WriteHTML(ctx context.Context, w io.Writer, opt HTMLOptions) 
 func (a *Analysis) htmlPage(ctx context.Context, opt HTMLOptions) (*htmlPage, error) {
 	t := a.Trace
 	p := &htmlPage{Title: "nsyssync: " + htmlText(t.Path), Warnings: htmlTexts(t.Warnings), NoSyncs: len(t.Syncs) == 0,
-		IdleLegend: idleAfterLegendHTML}
+		IdleLegend: idleAfterLegendHTML, SavingsLegend: a.savingsLegend()}
 	blocked := t.BlockedNs()
 	p.Summary = [][2]string{
 		{"trace", htmlText(t.Path)},

@@ -12,7 +12,8 @@ import (
 // TestSavingsIntervalShown: on a real training loop, estimated by the
 // simulator, the sites that repeat carry their interval in the JSON
 // (estimated_savings_low_ns ≤ estimated_savings_ns ≤ …_high_ns) and in
-// the text, Markdown and HTML reports; the site of one sync has none.
+// the text, Markdown and HTML reports, which say what it is; the site of
+// one sync has none.
 func TestSavingsIntervalShown(t *testing.T) {
 	ctx := context.Background()
 	l := load(t, "gt_mlp_train.sqlite", "measured")
@@ -60,7 +61,29 @@ func TestSavingsIntervalShown(t *testing.T) {
 			}
 		}
 	}
+	for name, out := range map[string]string{"markdown": md.String(), "text": txt.String(), "html": page.String()} {
+		if !strings.Contains(out, "the 10th to 90th percentile of that saving") {
+			t.Errorf("the %s report does not say what the interval is", name)
+		}
+	}
 	if withInterval < 3 {
 		t.Errorf("%d sites with an interval, want the loop's 3", withInterval)
+	}
+}
+
+// TestSavingsLegendOnlyWithIntervals: a report whose sites have no
+// interval (the sync patterns: 1 to 6 occurrences a site) has no legend
+// for one.
+func TestSavingsLegendOnlyWithIntervals(t *testing.T) {
+	a := estimated(t, "syncs_lean.sqlite", false)
+	if got := a.savingsLegend(); got != "" {
+		t.Errorf("legend %q without an interval", got)
+	}
+	var md bytes.Buffer
+	if err := a.WriteMarkdown(&md, MarkdownOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(md.String(), "–") {
+		t.Error("the Markdown report shows a range without an interval")
 	}
 }

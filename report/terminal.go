@@ -172,6 +172,11 @@ func (a *Analysis) textSites(b *strings.Builder, st *styles, opt TextOptions) {
 			Duration(s.BlockedNs), Duration(meanNs(s)), a.savingsCell(s), loc})
 	}
 	renderTable(b, st, cols, rows, opt.Width)
+	if legend := a.savingsLegend(); legend != "" {
+		for _, l := range strings.Split(wrapIndent(legend, opt.Width, ""), "\n") {
+			b.WriteString(st.dim.Render(l) + "\n")
+		}
+	}
 	if opt.Top > 0 && len(sites) > opt.Top {
 		b.WriteString(st.dim.Render(fmt.Sprintf("… %d more %s (--top 0 lists all)", len(sites)-opt.Top, noun(len(sites)-opt.Top, "site", "sites"))) + "\n")
 	}
