@@ -22,7 +22,8 @@ var intervalFixtures = []struct{ name, nvtx string }{
 	{"syncs_backtrace.sqlite", "measured"},
 }
 
-// TestSiteIntervals: on real fixtures, replayed whole and in windows, each
+// TestSiteIntervals: on real fixtures, replayed whole, in windows and (the
+// training loop) from a sample of the region, each
 // site's interval contains its saving and rests on at least two windows;
 // a site that repeats over two windows or more and is not held to its
 // copy bound has one, wider than a point (its iterations vary); a site
@@ -33,9 +34,12 @@ func TestSiteIntervals(t *testing.T) {
 		for _, mode := range []struct {
 			name string
 			opt  Options
-		}{{"whole", Options{}}, {"windowed", Options{MaxFullWork: 1}}} {
+		}{{"whole", Options{}}, {"windowed", Options{MaxFullWork: 1}}, {"sampled", Options{MaxEvents: 3000}}} {
 			t.Run(fx.name+"/"+mode.name, func(t *testing.T) {
 				res := f.run(t, mode.opt)
+				if mode.name == "sampled" && fx.name == "gt_mlp_train.sqlite" && res.SampleWindows == 0 {
+					t.Fatal("not sampled")
+				}
 				withInterval := 0
 				for _, s := range res.Sites {
 					iv := s.Interval
@@ -61,7 +65,7 @@ func TestSiteIntervals(t *testing.T) {
 						t.Errorf("%s: interval rests on %d windows", s.ID, iv.Windows)
 					}
 				}
-				t.Logf("%d of %d sites with an interval", withInterval, len(res.Sites))
+				t.Logf("%d of %d sites with an interval; %d sample windows", withInterval, len(res.Sites), res.SampleWindows)
 			})
 		}
 	}
