@@ -172,6 +172,10 @@ type Scenario struct {
 	SavingsFraction float64  `json:"estimated_savings_fraction"`
 	ExcludedSiteIDs []string `json:"excluded_site_ids,omitempty"`
 	BoundedSiteIDs  []string `json:"bounded_site_ids,omitempty"`
+	// Interval is the spread of SavingsNs over the repeated windows of
+	// its syncs (chunks of consecutive removed syncs on a thread), the
+	// bounded sites' savings added as they are; nil on fewer than two.
+	Interval *Interval `json:"interval,omitempty"`
 }
 
 // ErrEmptyRegion is returned for a region of no duration.

@@ -31,26 +31,36 @@ const (
 // two windows, or where the saving is not the replay's: a site outside
 // the totals (0) or one held to its copy-overlap bound.
 func siteInterval(samples []chunkSaving, all int, est *SiteEstimate) *Interval {
-	if len(samples) < 2 || all == 0 || est.Phase != "" || est.Bound == BoundCopyOverlap {
+	if est.Phase != "" || est.Bound == BoundCopyOverlap {
 		return nil
 	}
-	centre := perOccurrence(samples, func(i int) int { return i }) * float64(all)
-	rng := rand.New(rand.NewPCG(bootstrapSeed, uint64(len(samples))))
-	totals := make([]float64, bootstrapRounds)
-	for b := range totals {
-		totals[b] = perOccurrence(samples, func(int) int { return rng.IntN(len(samples)) }) * float64(all)
-	}
-	slices.Sort(totals)
-	q := func(p float64) float64 { return totals[int(p*float64(len(totals)-1)+0.5)] }
-	iv := &Interval{
-		LowNs:   min(est.SavingsNs, est.SavingsNs+int64(q(intervalLowQ)-centre)),
-		HighNs:  max(est.SavingsNs, est.SavingsNs+int64(q(intervalHi)-centre)),
-		Windows: len(samples),
-	}
-	if est.Bound == BoundDelete {
+	iv := interval(samples, all, est.SavingsNs)
+	if iv != nil && est.Bound == BoundDelete {
 		iv.HighNs = max(est.SavingsNs, min(iv.HighNs, est.CopyOverlapBoundNs))
 	}
 	return iv
+}
+
+// interval is the bootstrap interval about a saving of point over n
+// occurrences, from the savings of the windows replayed; nil on fewer
+// than two windows.
+func interval(samples []chunkSaving, n int, point int64) *Interval {
+	if len(samples) < 2 || n == 0 {
+		return nil
+	}
+	centre := perOccurrence(samples, func(i int) int { return i }) * float64(n)
+	rng := rand.New(rand.NewPCG(bootstrapSeed, uint64(len(samples))))
+	totals := make([]float64, bootstrapRounds)
+	for b := range totals {
+		totals[b] = perOccurrence(samples, func(int) int { return rng.IntN(len(samples)) }) * float64(n)
+	}
+	slices.Sort(totals)
+	q := func(p float64) float64 { return totals[int(p*float64(len(totals)-1)+0.5)] }
+	return &Interval{
+		LowNs:   min(point, point+int64(q(intervalLowQ)-centre)),
+		HighNs:  max(point, point+int64(q(intervalHi)-centre)),
+		Windows: len(samples),
+	}
 }
 
 // perOccurrence is the saving per occurrence of len(samples) samples,

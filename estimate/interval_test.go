@@ -66,6 +66,22 @@ func TestSiteIntervals(t *testing.T) {
 					}
 				}
 				t.Logf("%d of %d sites with an interval; %d sample windows", withInterval, len(res.Sites), res.SampleWindows)
+				for _, sc := range []struct {
+					name string
+					s    Scenario
+				}{{"false set", res.FalseDependency}, {"all syncs", res.AllSyncs}} {
+					iv := sc.s.Interval
+					switch {
+					case iv == nil && sc.s.Syncs > 2*defaultChunk && len(sc.s.BoundedSiteIDs) == 0:
+						t.Errorf("%s: %d syncs, no interval", sc.name, sc.s.Syncs)
+					case iv == nil:
+					case iv.LowNs > sc.s.SavingsNs || iv.HighNs < sc.s.SavingsNs || iv.Windows < 2:
+						t.Errorf("%s: interval %+v about %d", sc.name, *iv, sc.s.SavingsNs)
+					default:
+						t.Logf("%s %s: %d syncs, %d ns, interval %+.1f%% to %+.1f%%, %d windows", fx.name, sc.name, sc.s.Syncs, sc.s.SavingsNs,
+							pct(iv.LowNs-sc.s.SavingsNs, sc.s.SavingsNs), pct(iv.HighNs-sc.s.SavingsNs, sc.s.SavingsNs), iv.Windows)
+					}
+				}
 			})
 		}
 	}

@@ -209,7 +209,7 @@ func (e *estimator) scenarios(ctx context.Context, sites []classify.Site) error 
 		}
 		for i, c := range sc.sites {
 			if c && held[i] {
-				s.SavingsNs += e.res.Sites[i].SavingsNs
+				s.shift(e.res.Sites[i].SavingsNs)
 				s.Syncs += len(e.siteIdx[i])
 				s.BoundedSiteIDs = append(s.BoundedSiteIDs, sites[i].ID)
 			}
@@ -221,10 +221,21 @@ func (e *estimator) scenarios(ctx context.Context, sites []classify.Site) error 
 	return nil
 }
 
+// shift adds a saving outside the replay (a bounded site's) to the
+// scenario and its interval.
+func (s *Scenario) shift(ns int64) {
+	s.SavingsNs += ns
+	if s.Interval != nil {
+		s.Interval.LowNs += ns
+		s.Interval.HighNs += ns
+	}
+}
+
 // scenario removes the chosen sites' syncs together (every: all syncs of
 // the region, in a site or not, but those of the held sites).
 func (e *estimator) scenario(ctx context.Context, chosen, held []bool, every bool) (Scenario, error) {
 	var saved, missed int64
+	var samples []chunkSaving
 	replayed, syncs, inMissed := 0, 0, 0
 	for i, c := range chosen {
 		if !c {
@@ -266,9 +277,15 @@ func (e *estimator) scenario(ctx context.Context, chosen, held []bool, every boo
 		if err != nil {
 			return Scenario{}, err
 		}
+		cs, _, err := p.chunkSavings(ctx, remove, e.opt)
+		if err != nil {
+			return Scenario{}, err
+		}
+		samples = append(samples, cs...)
 		saved += s
 		replayed += len(remove)
 	}
+	inWindows := replayed
 	if !e.sampled {
 		syncs = replayed
 	} else {
@@ -280,7 +297,8 @@ func (e *estimator) scenario(ctx context.Context, chosen, held []bool, every boo
 				}
 			}
 		}
-		saved = extrapolate(saved, syncs-inMissed, replayed) + missed
+		inWindows = syncs - inMissed
+		saved = extrapolate(saved, inWindows, replayed) + missed
 	}
-	return Scenario{Syncs: syncs, SavingsNs: saved, SavingsFraction: e.fraction(saved)}, nil
+	return Scenario{Syncs: syncs, SavingsNs: saved, SavingsFraction: e.fraction(saved), Interval: interval(samples, inWindows, saved)}, nil
 }
