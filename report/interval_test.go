@@ -71,19 +71,40 @@ func TestSavingsIntervalShown(t *testing.T) {
 	}
 }
 
-// TestSavingsLegendOnlyWithIntervals: a report whose sites have no
-// interval (the sync patterns: 1 to 6 occurrences a site) has no legend
-// for one.
+// TestSavingsLegendOnlyWithIntervals: a report says what an interval is
+// only when a saving it shows has one: a site's, the false-dependency
+// set's or the ceiling's.
 func TestSavingsLegendOnlyWithIntervals(t *testing.T) {
-	a := estimated(t, "syncs_lean.sqlite", false)
-	if got := a.savingsLegend(); got != "" {
-		t.Errorf("legend %q without an interval", got)
+	iv := &estimate.Interval{LowNs: 900, HighNs: 990, Windows: 3}
+	tests := []struct {
+		name string
+		set  func(res *estimate.Result)
+		want bool
+	}{
+		{"none", func(*estimate.Result) {}, false},
+		{"a site's", func(res *estimate.Result) { res.Sites[0].Interval = iv }, true},
+		{"the ceiling's", func(res *estimate.Result) { res.AllSyncs.Interval = iv }, true},
+		{"the false set's", func(res *estimate.Result) { res.FalseDependency.Interval = iv }, true},
 	}
-	var md bytes.Buffer
-	if err := a.WriteMarkdown(&md, MarkdownOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	if strings.Contains(md.String(), "–") {
-		t.Error("the Markdown report shows a range without an interval")
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			a := load(t, "syncs_lean.sqlite", "").analysis
+			res := &estimate.Result{AllSyncs: estimate.Scenario{SavingsNs: 1000}, FalseDependency: estimate.Scenario{SavingsNs: 1000}}
+			for _, s := range a.Sites {
+				res.Sites = append(res.Sites, estimate.SiteEstimate{ID: s.ID, SavingsNs: 1000})
+			}
+			tc.set(res)
+			a.Estimates = FromEstimate(res)
+			var md bytes.Buffer
+			if err := a.WriteMarkdown(&md, MarkdownOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.Contains(md.String(), "10th to 90th percentile"); got != tc.want {
+				t.Errorf("legend shown %v, want %v", got, tc.want)
+			}
+			if got := strings.Contains(md.String(), "(900–990ns, "); got != tc.want {
+				t.Errorf("interval shown %v, want %v", got, tc.want)
+			}
+		})
 	}
 }

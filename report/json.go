@@ -58,6 +58,13 @@ type Totals struct {
 	EstimatedSavingsNs       int64   `json:"estimated_savings_ns"`
 	EstimatedSavingsFraction float64 `json:"estimated_savings_fraction"`
 	FalseDependencySavingsNs int64   `json:"false_dependency_savings_ns"`
+	// The intervals of estimated_savings_ns and false_dependency_savings_ns
+	// (docs/estimator.md, "Intervals"); absent where they rest on one
+	// window.
+	EstimatedSavingsLowNs        *int64 `json:"estimated_savings_low_ns,omitempty"`
+	EstimatedSavingsHighNs       *int64 `json:"estimated_savings_high_ns,omitempty"`
+	FalseDependencySavingsLowNs  *int64 `json:"false_dependency_savings_low_ns,omitempty"`
+	FalseDependencySavingsHighNs *int64 `json:"false_dependency_savings_high_ns,omitempty"`
 	// EstimateSelfCheckError: the simulator's relative error replaying the
 	// region unchanged; absent when no estimate ran.
 	EstimateSelfCheckError *float64 `json:"estimate_self_check_error,omitempty"`
@@ -231,6 +238,8 @@ func (a *Analysis) documentHead() Document {
 		d.Totals.EstimatedSavingsNs = e.TotalNs
 		d.Totals.EstimatedSavingsFraction = fraction(e.TotalNs, t.Region.Duration)
 		d.Totals.FalseDependencySavingsNs = e.FalseDependencyNs
+		d.Totals.EstimatedSavingsLowNs, d.Totals.EstimatedSavingsHighNs = intervalEnds(e.TotalInterval)
+		d.Totals.FalseDependencySavingsLowNs, d.Totals.FalseDependencySavingsHighNs = intervalEnds(e.FalseDependencyInterval)
 		d.Totals.EstimateSelfCheckError = &e.SelfCheckError
 		d.Totals.EstimateSampled = e.Sampled
 	}
@@ -247,9 +256,7 @@ func (a *Analysis) documentHead() Document {
 			e := a.Estimates.Sites[s.ID]
 			sj.EstimatedSavingsNs, sj.EstimateSampled = e.SavingsNs, e.Sampled
 			sj.EstimatedSavingsFraction = fraction(e.SavingsNs, t.Region.Duration)
-			if iv := e.Interval; iv != nil {
-				sj.EstimatedSavingsLowNs, sj.EstimatedSavingsHighNs = &iv.LowNs, &iv.HighNs
-			}
+			sj.EstimatedSavingsLowNs, sj.EstimatedSavingsHighNs = intervalEnds(e.Interval)
 			parts, del := e.Parts, e.DeleteNs
 			sj.SavingsParts, sj.DeleteSavingsNs, sj.UncountedSavingsNs, sj.SavingsBound = &parts, &del, e.UncountedNs, e.Bound
 			if s.NeededCopyBytes > 0 {
