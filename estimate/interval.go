@@ -1,6 +1,7 @@
 package estimate
 
 import (
+	"context"
 	"math/rand/v2"
 	"slices"
 )
@@ -18,13 +19,22 @@ type Interval struct {
 	Windows int `json:"windows"`
 }
 
-// Bootstrap parameters: resamples, the percentiles kept, and the fixed
-// seed that makes a report the same on every run.
+// Bootstrap parameters: resamples, the percentiles kept, the fixed seed
+// that makes a report the same on every run, and the most windows a
+// replay that is not windowed replays again for an interval alone.
 const (
+	intervalWindows          = 16
 	bootstrapRounds          = 1000
 	intervalLowQ, intervalHi = 0.10, 0.90
 	bootstrapSeed            = 0x6e737973
 )
+
+// intervalSamples replays, for an interval alone, up to intervalWindows
+// chunk windows of the syncs (fewer where MaxWindows is lower).
+func (p *part) intervalSamples(ctx context.Context, syncs []int, opt Options) ([]chunkSaving, error) {
+	samples, _, err := p.chunkSavings(ctx, syncs, opt.ChunkSize, min(opt.MaxWindows, intervalWindows))
+	return samples, err
+}
 
 // siteInterval is the interval of est's saving from the windows' savings
 // samples of a site of all occurrences; nil where it rests on fewer than

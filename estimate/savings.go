@@ -59,7 +59,7 @@ func (e *estimator) siteSavings(ctx context.Context, i int, work int64, est *Sit
 				est.Windows++
 			}
 			if err == nil {
-				cs, _, err = p.chunkSavings(ctx, syncs, e.opt)
+				cs, err = p.intervalSamples(ctx, syncs, e.opt)
 			}
 		} else {
 			var smp bool
@@ -277,7 +277,7 @@ func (e *estimator) scenario(ctx context.Context, chosen, held []bool, every boo
 		if err != nil {
 			return Scenario{}, err
 		}
-		cs, _, err := p.chunkSavings(ctx, remove, e.opt)
+		cs, err := p.intervalSamples(ctx, remove, e.opt)
 		if err != nil {
 			return Scenario{}, err
 		}

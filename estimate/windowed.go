@@ -13,7 +13,7 @@ import (
 // the saving, the chunks replayed (each a window, its saving a sample for
 // the site's interval) and whether they were a sample.
 func (p *part) windowed(ctx context.Context, syncs []int, opt Options) (saved int64, samples []chunkSaving, sampled bool, err error) {
-	samples, chunks, err := p.chunkSavings(ctx, syncs, opt)
+	samples, chunks, err := p.chunkSavings(ctx, syncs, opt.ChunkSize, opt.MaxWindows)
 	if err != nil || len(samples) == 0 {
 		return 0, nil, false, err
 	}
@@ -38,17 +38,17 @@ type chunkSaving struct {
 	syncs   int
 }
 
-// chunkSavings groups the syncs into chunks of opt.ChunkSize consecutive
-// occurrences on one thread and replays, for at most opt.MaxWindows of
-// them spread evenly, the chunk's window unchanged and without the chunk.
-// It returns each replayed chunk's saving and all the chunks.
-func (p *part) chunkSavings(ctx context.Context, syncs []int, opt Options) ([]chunkSaving, [][]int, error) {
+// chunkSavings groups the syncs into chunks of size consecutive
+// occurrences on one thread and replays, for at most maxWindows of them
+// spread evenly, the chunk's window unchanged and without the chunk. It
+// returns each replayed chunk's saving and all the chunks.
+func (p *part) chunkSavings(ctx context.Context, syncs []int, size, maxWindows int) ([]chunkSaving, [][]int, error) {
 	if len(syncs) == 0 {
 		return nil, nil, nil
 	}
 	p.indexThreadSyncs()
-	chunks := p.chunks(syncs, opt.ChunkSize)
-	picked := min(len(chunks), opt.MaxWindows)
+	chunks := p.chunks(syncs, size)
+	picked := min(len(chunks), maxWindows)
 	out := make([]chunkSaving, 0, picked)
 	for k := 0; k < picked; k++ {
 		chunk := chunks[k*len(chunks)/picked]
