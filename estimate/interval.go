@@ -6,12 +6,13 @@ import (
 	"slices"
 )
 
-// Interval is the spread of a site's saving over the repeated windows it
-// rests on: the chunks of ChunkSize consecutive occurrences that
-// chunkSavings replays, each removed alone in its window. LowNs and
-// HighNs are the 10th and 90th percentiles of a bootstrap of those
-// windows' savings per occurrence, scaled to the site's occurrences and
-// moved to centre on the site's saving (docs/estimator.md, "Intervals").
+// Interval is the spread of a saving (a site's, or a scenario's) over the
+// repeated windows it rests on: the chunks of ChunkSize consecutive
+// removed syncs on a thread that chunkSavings replays, each removed alone
+// in its window. LowNs and HighNs are the 10th and 90th percentiles of a
+// bootstrap of those windows' savings per sync, scaled to the syncs the
+// saving counts and moved to centre on the saving (docs/estimator.md,
+// "Intervals").
 type Interval struct {
 	LowNs  int64 `json:"low_ns"`
 	HighNs int64 `json:"high_ns"`
