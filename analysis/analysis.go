@@ -114,6 +114,13 @@ func estimateSavings(ctx context.Context, x *trace.Export, a *report.Analysis, c
 	}
 	t.Warnings = append(t.Warnings, res.Warnings...)
 	a.Estimates = report.FromEstimate(res)
+	a.Estimates.WithoutSyncs = func(ctx context.Context, site *classify.Site, window trace.Interval) (*trace.Timeline, error) {
+		tl, err := x.Timeline(ctx, window)
+		if err != nil {
+			return nil, err
+		}
+		return estimate.Simulate(ctx, tl, t, site.Syncs, res.Constants)
+	}
 	return nil
 }
 

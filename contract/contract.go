@@ -51,6 +51,13 @@ type Totals struct {
 	EstimatedSavingsNs       int64   `json:"estimated_savings_ns"`
 	EstimatedSavingsFraction float64 `json:"estimated_savings_fraction"`
 	FalseDependencySavingsNs int64   `json:"false_dependency_savings_ns"`
+	// The intervals of estimated_savings_ns and false_dependency_savings_ns
+	// (docs/estimator.md, "Intervals"); absent where they rest on one
+	// window.
+	EstimatedSavingsLowNs        *int64 `json:"estimated_savings_low_ns,omitempty"`
+	EstimatedSavingsHighNs       *int64 `json:"estimated_savings_high_ns,omitempty"`
+	FalseDependencySavingsLowNs  *int64 `json:"false_dependency_savings_low_ns,omitempty"`
+	FalseDependencySavingsHighNs *int64 `json:"false_dependency_savings_high_ns,omitempty"`
 	// EstimateSelfCheckError: the simulator's relative error replaying the
 	// region unchanged; absent when no estimate ran.
 	EstimateSelfCheckError *float64 `json:"estimate_self_check_error,omitempty"`
@@ -96,6 +103,12 @@ type SiteJSON struct {
 	// EstimateSampled: the estimator simulated a sample of the site's
 	// occurrences.
 	EstimateSampled bool `json:"estimate_sampled,omitempty"`
+	// EstimatedSavingsLowNs and EstimatedSavingsHighNs: the interval of
+	// estimated_savings_ns from the spread of the repeated windows it
+	// rests on (docs/estimator.md, "Intervals"); absent where it rests on
+	// one.
+	EstimatedSavingsLowNs  *int64 `json:"estimated_savings_low_ns,omitempty"`
+	EstimatedSavingsHighNs *int64 `json:"estimated_savings_high_ns,omitempty"`
 	// Allowed is set when an allow-list accepts the site.
 	Allowed *AllowedJSON `json:"allowed,omitempty"`
 	// SourceFile is the file the site's program line was read from (the

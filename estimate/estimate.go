@@ -155,6 +155,10 @@ type SiteEstimate struct {
 	Bound              string `json:"bound,omitempty"`
 	// Parts are what the saving is made of.
 	Parts SavingsParts `json:"parts"`
+	// Interval is the spread of SavingsNs over the repeated windows it
+	// rests on; nil where it rests on fewer than two, or where SavingsNs
+	// is not the replay's (a phase site, or one held to its copy bound).
+	Interval *Interval `json:"interval,omitempty"`
 }
 
 // Scenario is the saving of removing several sites together. Sites of
@@ -168,6 +172,10 @@ type Scenario struct {
 	SavingsFraction float64  `json:"estimated_savings_fraction"`
 	ExcludedSiteIDs []string `json:"excluded_site_ids,omitempty"`
 	BoundedSiteIDs  []string `json:"bounded_site_ids,omitempty"`
+	// Interval is the spread of SavingsNs over the repeated windows of
+	// its syncs (chunks of consecutive removed syncs on a thread), the
+	// bounded sites' savings added as they are; nil on fewer than two.
+	Interval *Interval `json:"interval,omitempty"`
 }
 
 // ErrEmptyRegion is returned for a region of no duration.

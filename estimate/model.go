@@ -72,6 +72,7 @@ type simOp struct {
 	dur      int64
 	recStart int64
 	recEnd   int64
+	src      int32 // index in the timeline's Ops
 	// recOverlap: time the op ran alongside compute ops of other streams
 	// launched before it, as recorded.
 	recOverlap int64
@@ -159,7 +160,7 @@ func (m *model) addCalls(tl *trace.Timeline, start, end int64) *callIndex {
 	m.calls = make([]simCall, 0, len(tl.Calls))
 	keys := make([]callKey, 0, len(tl.Calls))
 	for _, c := range tl.Calls {
-		if c.Start >= end || c.End <= start {
+		if !inModel(&c, start, end) {
 			continue
 		}
 		m.host.Add(c.GlobalTid, c.Start, c.End)
@@ -169,6 +170,10 @@ func (m *model) addCalls(tl *trace.Timeline, start, end int64) *callIndex {
 	m.threads = len(m.host.Threads)
 	return newCallIndex(keys)
 }
+
+// inModel reports whether a model of [start, end) replays call c: one
+// that overlaps it.
+func inModel(c *trace.TimelineCall, start, end int64) bool { return c.Start < end && c.End > start }
 
 // streamOf returns the index of a process's stream, adding it (on the
 // given device, trace.NoDevice when unknown) the first time.
@@ -222,9 +227,9 @@ func (m *model) addOps(tl *trace.Timeline, callIdx *callIndex, streamIdx map[cal
 	}
 	list := make([]keyed, 0, len(tl.Ops))
 	m.ops = make([]simOp, 0, len(tl.Ops))
-	for _, op := range tl.Ops {
+	for i, op := range tl.Ops {
 		s := m.streamOf(op.GlobalPid, op.Stream, op.Device, streamIdx, pidIdx)
-		so := simOp{stream: s, dur: op.End - op.Start, recStart: op.Start, recEnd: op.End,
+		so := simOp{stream: s, dur: op.End - op.Start, recStart: op.Start, recEnd: op.End, src: int32(i),
 			compute: op.Kind == trace.OpKernel || op.Kind == trace.OpGraph}
 		key := int32(-1)
 		if ci, ok := callIdx.lookup(op.GlobalPid, op.CorrelationID); ok && op.CorrelationID != 0 {

@@ -16,10 +16,14 @@ func (e *estimator) siteEstimates(ctx context.Context, sites []classify.Site) er
 	work := events * int64(len(sites))
 	for i := range sites {
 		est := SiteEstimate{ID: sites[i].ID, Syncs: len(e.siteIdx[i])}
-		if err := e.siteSavings(ctx, i, work, &est, needed(&sites[i])); err != nil {
+		samples, err := e.siteSavings(ctx, i, work, &est, needed(&sites[i]))
+		if err != nil {
 			return fmt.Errorf("site %s: %w", sites[i].ID, err)
 		}
 		e.bound(&sites[i], &est)
+		if !excluded(&sites[i]) {
+			est.Interval = siteInterval(samples, len(e.siteIdx[i]), &est)
+		}
 		est.DeleteSavingsFraction = e.fraction(est.DeleteSavingsNs)
 		est.SavingsFraction = e.fraction(est.SavingsNs)
 		e.res.Sampled = e.res.Sampled || est.Sampled
@@ -32,8 +36,10 @@ func (e *estimator) siteEstimates(ctx context.Context, sites []classify.Site) er
 // some (in a sampled region: the time windows, else the site's own
 // windows), whole while the work allows, else in windows around chunks
 // of occurrences; a sampled region's saving is extrapolated to all the
-// site's occurrences.
-func (e *estimator) siteSavings(ctx context.Context, i int, work int64, est *SiteEstimate, copyBound bool) error {
+// site's occurrences. It returns the savings of the chunk windows the
+// site's interval rests on (replayed for it alone after a whole replay).
+func (e *estimator) siteSavings(ctx context.Context, i int, work int64, est *SiteEstimate, copyBound bool) ([]chunkSaving, error) {
+	var samples []chunkSaving
 	var saved, bound int64
 	var parts SavingsParts
 	replayed := 0
@@ -46,21 +52,25 @@ func (e *estimator) siteSavings(ctx context.Context, i int, work int64, est *Sit
 		bound += b
 		var s int64
 		var err error
+		var cs []chunkSaving
 		if work <= e.opt.MaxFullWork {
 			s, err = p.savings(ctx, syncs)
 			if e.sampled {
 				est.Windows++
 			}
+			if err == nil {
+				cs, err = p.intervalSamples(ctx, syncs, e.opt)
+			}
 		} else {
-			var w int
 			var smp bool
-			s, w, smp, err = p.windowed(ctx, syncs, e.opt)
-			est.Windows += w
+			s, cs, smp, err = p.windowed(ctx, syncs, e.opt)
+			est.Windows += len(cs)
 			est.Sampled = est.Sampled || smp
 		}
 		if err != nil {
-			return err
+			return nil, err
 		}
+		samples = append(samples, cs...)
 		saved += s
 		replayed += len(syncs)
 	}
@@ -85,7 +95,7 @@ func (e *estimator) siteSavings(ctx context.Context, i int, work int64, est *Sit
 	if copyBound {
 		est.CopyOverlapBoundNs = bound
 	}
-	return nil
+	return samples, nil
 }
 
 // bound applies to a site's replayed saving the limits of what a rewrite
@@ -199,7 +209,7 @@ func (e *estimator) scenarios(ctx context.Context, sites []classify.Site) error 
 		}
 		for i, c := range sc.sites {
 			if c && held[i] {
-				s.SavingsNs += e.res.Sites[i].SavingsNs
+				s.shift(e.res.Sites[i].SavingsNs)
 				s.Syncs += len(e.siteIdx[i])
 				s.BoundedSiteIDs = append(s.BoundedSiteIDs, sites[i].ID)
 			}
@@ -211,10 +221,21 @@ func (e *estimator) scenarios(ctx context.Context, sites []classify.Site) error 
 	return nil
 }
 
+// shift adds a saving outside the replay (a bounded site's) to the
+// scenario and its interval.
+func (s *Scenario) shift(ns int64) {
+	s.SavingsNs += ns
+	if s.Interval != nil {
+		s.Interval.LowNs += ns
+		s.Interval.HighNs += ns
+	}
+}
+
 // scenario removes the chosen sites' syncs together (every: all syncs of
 // the region, in a site or not, but those of the held sites).
 func (e *estimator) scenario(ctx context.Context, chosen, held []bool, every bool) (Scenario, error) {
 	var saved, missed int64
+	var samples []chunkSaving
 	replayed, syncs, inMissed := 0, 0, 0
 	for i, c := range chosen {
 		if !c {
@@ -256,9 +277,15 @@ func (e *estimator) scenario(ctx context.Context, chosen, held []bool, every boo
 		if err != nil {
 			return Scenario{}, err
 		}
+		cs, err := p.intervalSamples(ctx, remove, e.opt)
+		if err != nil {
+			return Scenario{}, err
+		}
+		samples = append(samples, cs...)
 		saved += s
 		replayed += len(remove)
 	}
+	inWindows := replayed
 	if !e.sampled {
 		syncs = replayed
 	} else {
@@ -270,7 +297,8 @@ func (e *estimator) scenario(ctx context.Context, chosen, held []bool, every boo
 				}
 			}
 		}
-		saved = extrapolate(saved, syncs-inMissed, replayed) + missed
+		inWindows = syncs - inMissed
+		saved = extrapolate(saved, inWindows, replayed) + missed
 	}
-	return Scenario{Syncs: syncs, SavingsNs: saved, SavingsFraction: e.fraction(saved)}, nil
+	return Scenario{Syncs: syncs, SavingsNs: saved, SavingsFraction: e.fraction(saved), Interval: interval(samples, inWindows, saved)}, nil
 }

@@ -29,6 +29,7 @@ type simulator struct {
 	hostStamp []uint32
 	cut       []int64 // per thread: host code of a removed sync still to cut
 	callEnd   []int64
+	callBegin []int64 // per call: its start in the last replay (Simulate reads it)
 	callStamp []uint32
 	ops       opTimes
 	snaps     []int64
@@ -44,7 +45,7 @@ func newSimulator(m *model) *simulator {
 	return &simulator{m: m,
 		lastEnd: make([]int64, len(m.streams)), floor: make([]int64, len(m.streams)), ptr: make([]int32, len(m.streams)),
 		hostEnd: make([]int64, m.threads), hostStamp: make([]uint32, m.threads), cut: make([]int64, m.threads),
-		callEnd: make([]int64, len(m.calls)), callStamp: make([]uint32, len(m.calls)),
+		callEnd: make([]int64, len(m.calls)), callBegin: make([]int64, len(m.calls)), callStamp: make([]uint32, len(m.calls)),
 		ops:   opTimes{start: make([]int64, len(m.ops)), end: make([]int64, len(m.ops)), stamp: make([]uint32, len(m.ops))},
 		snaps: make([]int64, len(m.recSnaps)), snapStamp: make([]uint32, len(m.recSnaps)),
 		removed: make([]bool, len(m.calls)),
@@ -102,7 +103,7 @@ func (s *simulator) replay(ctx context.Context, w window, remove []int) (int64, 
 			end = max(start+bl.ovh, aw+bl.wake)
 		}
 		s.hostEnd[h.Thread] = max(s.hostEnd[h.Thread], end)
-		s.callEnd[i], s.callStamp[i] = end, s.run
+		s.callBegin[i], s.callEnd[i], s.callStamp[i] = start, end, s.run
 	}
 	end := gpuEnd
 	if w.anchor >= 0 && s.hostStamp[w.anchor] == s.run {

@@ -10,40 +10,60 @@ import (
 // (from the thread's previous sync to its second sync after the chunk,
 // where host and GPU are back in step), and extrapolates from an even
 // sample of chunks when there are more than opt.MaxWindows. It returns
-// the saving, the windows replayed and whether they were a sample.
-func (p *part) windowed(ctx context.Context, syncs []int, opt Options) (saved int64, windows int, sampled bool, err error) {
+// the saving, the chunks replayed (each a window, its saving a sample for
+// the site's interval) and whether they were a sample.
+func (p *part) windowed(ctx context.Context, syncs []int, opt Options) (saved int64, samples []chunkSaving, sampled bool, err error) {
+	samples, chunks, err := p.chunkSavings(ctx, syncs, opt.ChunkSize, opt.MaxWindows)
+	if err != nil || len(samples) == 0 {
+		return 0, nil, false, err
+	}
+	occurrences, inChunks := 0, 0
+	for _, c := range samples {
+		saved += c.savedNs
+		occurrences += c.syncs
+	}
+	if len(samples) == len(chunks) {
+		return saved, samples, false, nil
+	}
+	for _, c := range chunks {
+		inChunks += len(c)
+	}
+	return int64(float64(saved) * float64(inChunks) / float64(occurrences)), samples, true, nil
+}
+
+// chunkSaving is what removing one chunk of a site's occurrences saves,
+// replayed in the chunk's window.
+type chunkSaving struct {
+	savedNs int64
+	syncs   int
+}
+
+// chunkSavings groups the syncs into chunks of size consecutive
+// occurrences on one thread and replays, for at most maxWindows of them
+// spread evenly, the chunk's window unchanged and without the chunk. It
+// returns each replayed chunk's saving and all the chunks.
+func (p *part) chunkSavings(ctx context.Context, syncs []int, size, maxWindows int) ([]chunkSaving, [][]int, error) {
 	if len(syncs) == 0 {
-		return 0, 0, false, nil
+		return nil, nil, nil
 	}
 	p.indexThreadSyncs()
-	chunks := p.chunks(syncs, opt.ChunkSize)
-	if len(chunks) == 0 {
-		return 0, 0, false, nil
-	}
-	picked := min(len(chunks), opt.MaxWindows)
-	occurrences := 0
+	chunks := p.chunks(syncs, size)
+	picked := min(len(chunks), maxWindows)
+	out := make([]chunkSaving, 0, picked)
 	for k := 0; k < picked; k++ {
 		chunk := chunks[k*len(chunks)/picked]
 		w := p.chunkWindow(chunk)
 		base, err := p.sim.replay(ctx, w, nil)
 		if err != nil {
-			return 0, 0, false, err
+			return nil, nil, err
 		}
 		end, err := p.sim.replay(ctx, w, chunk)
 		if err != nil {
-			return 0, 0, false, err
+			return nil, nil, err
 		}
-		saved += base - end
-		occurrences += len(chunk)
+		out = append(out, chunkSaving{savedNs: base - end, syncs: len(chunk)})
 	}
-	if picked == len(chunks) {
-		return saved, picked, false, nil
-	}
-	inChunks := 0
-	for _, c := range chunks {
-		inChunks += len(c)
-	}
-	return int64(float64(saved) * float64(inChunks) / float64(occurrences)), picked, true, nil
+	return out, chunks, nil
 }
 
 // indexThreadSyncs lists, once, each thread's syncs in call order.

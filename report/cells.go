@@ -38,8 +38,8 @@ func categoryCell(cat string) string {
 	return cat
 }
 
-// savingsCell is a site's savings, without the share of the region as
-// the alternative for a narrow table (altSep).
+// savingsCell is a site's savings, without the share of the region (its
+// interval kept) as the alternative for a narrow table (altSep).
 func (a *Analysis) savingsCell(s *classify.Site) string {
 	text := a.savingsText(s)
 	head, rest, ok := strings.Cut(text, " (")
@@ -47,6 +47,9 @@ func (a *Analysis) savingsCell(s *classify.Site) string {
 		return text
 	}
 	short := head
+	if interval, _, ok := strings.Cut(rest, ", "); ok { // "1.87–1.96ms, 2.7%)"
+		short += " (" + interval + ")"
+	}
 	if strings.HasSuffix(rest, " sampled") {
 		short += " sampled"
 	}

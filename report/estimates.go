@@ -2,6 +2,7 @@ package report
 
 import (
 	"context"
+	"strings"
 
 	"github.com/nsyssync/nsyssync/classify"
 	"github.com/nsyssync/nsyssync/estimate"
@@ -16,16 +17,18 @@ type Estimates struct {
 	// Sites holds each site's savings when its syncs alone are removed,
 	// by site ID.
 	Sites map[string]SiteEstimate
-	// TotalNs is the region's overall estimated saving
-	// (totals.estimated_savings_ns).
+	// TotalNs is the region's estimated saving with every sync removed
+	// together (totals.estimated_savings_ns): not a sum of the sites'.
 	TotalNs int64
 	// FalseDependencyNs is the saving when every false-dependency sync is
 	// removed together (totals.false_dependency_savings_ns).
 	FalseDependencyNs int64
+	// TotalInterval and FalseDependencyInterval are their intervals
+	// (estimate.Scenario.Interval); nil where they rest on one window.
+	TotalInterval, FalseDependencyInterval *estimate.Interval
 	// WithoutSyncs, when set, simulates a window of the trace with the
 	// site's syncs removed; the HTML report draws it under the recorded
-	// timeline. Nil: the HTML report says the simulated view is not
-	// available.
+	// timeline. Nil: the HTML report draws the recorded one alone.
 	WithoutSyncs SimulateFunc
 	// SelfCheckError is the simulator's relative error replaying the
 	// region unchanged.
@@ -54,6 +57,10 @@ type SiteEstimate struct {
 	Bound       string
 	// Parts are what the saving is made of.
 	Parts estimate.SavingsParts
+	// Interval is the spread of SavingsNs over the repeated windows it
+	// rests on (estimate.SiteEstimate.Interval); nil where it rests on
+	// one.
+	Interval *estimate.Interval
 }
 
 // SimulateFunc returns the timeline of window as simulated without the
@@ -92,7 +99,7 @@ func (a *Analysis) savingsText(s *classify.Site) string {
 	if !ok {
 		return "-"
 	}
-	text := format.Duration(e.SavingsNs) + " (" + format.Percent(e.SavingsNs, a.Trace.Region.Duration) + ")"
+	text := savingsWithin(e.SavingsNs, e.Interval, a.Trace.Region.Duration)
 	if e.Sampled {
 		text += " sampled"
 	}
@@ -108,12 +115,74 @@ func (a *Analysis) totalSavingsText() string {
 		return "not estimated"
 	}
 	d := a.Trace.Region.Duration
-	text := format.Duration(a.Estimates.FalseDependencyNs) + " (" + format.Percent(a.Estimates.FalseDependencyNs, d) +
-		") removable (false dependencies); " + format.Duration(a.Estimates.TotalNs) + " (" + format.Percent(a.Estimates.TotalNs, d) + ") overall"
+	e := a.Estimates
+	text := savingsWithin(e.FalseDependencyNs, e.FalseDependencyInterval, d) + " removable (false dependencies together); " +
+		savingsWithin(e.TotalNs, e.TotalInterval, d) + " with all syncs removed together"
 	if a.Estimates.Sampled {
 		text += "; sampled"
 	}
 	return text
+}
+
+// savingsWithin is savingsAmount with the saving's interval, where it has
+// one and saves something: "1.92ms (1.87–1.96ms, 2.7%)".
+func savingsWithin(ns int64, iv *estimate.Interval, d int64) string {
+	text := savingsAmount(ns, d)
+	if iv == nil || ns <= 0 {
+		return text
+	}
+	head, share, _ := strings.Cut(text, " (")
+	return head + " (" + durationRange(iv.LowNs, iv.HighNs) + ", " + share
+}
+
+// savingsAmount formats a saving of region time d: "1.46ms (12.4%)";
+// "none" for no saving, and a negative one as what it costs, never as a
+// negative share ("- (-0.0%)").
+func savingsAmount(ns, d int64) string {
+	switch {
+	case ns > 0:
+		return format.Duration(ns) + " (" + format.Percent(ns, d) + ")"
+	case ns == 0:
+		return "none"
+	}
+	return signedDuration(ns) + " (the rewrite costs more)"
+}
+
+// savingsLegend says what a saving's interval is, for the sites table:
+// "" when no saving shown has one.
+func (a *Analysis) savingsLegend() string {
+	e := a.Estimates
+	if e == nil {
+		return ""
+	}
+	has := e.TotalInterval != nil && e.TotalNs > 0 || e.FalseDependencyInterval != nil && e.FalseDependencyNs > 0
+	for _, s := range e.Sites {
+		has = has || s.Interval != nil && s.SavingsNs > 0
+	}
+	if !has {
+		return ""
+	}
+	return "SAVINGS: low–high in parentheses, where a saving rests on two or more repeated windows: " +
+		"the 10th to 90th percentile of that saving over them."
+}
+
+// durationRange formats lo to hi compactly: "1.87–1.96ms", with the unit
+// once when both ends share it, and a sign on a negative end.
+func durationRange(lo, hi int64) string {
+	l, h := signedDuration(lo), signedDuration(hi)
+	unit := strings.TrimLeft(h, "−0123456789.")
+	if strings.HasSuffix(l, unit) && strings.TrimLeft(l, "−0123456789.") == unit {
+		l = strings.TrimSuffix(l, unit)
+	}
+	return l + "–" + h
+}
+
+// signedDuration is Duration with a minus sign for a negative duration.
+func signedDuration(ns int64) string {
+	if ns < 0 {
+		return "−" + format.Duration(-ns)
+	}
+	return format.Duration(ns)
 }
 
 // FromEstimate turns the estimator's result into what the renderers show:
@@ -122,12 +191,22 @@ func (a *Analysis) totalSavingsText() string {
 // ceiling, which true dependencies reach only by restructuring).
 func FromEstimate(r *estimate.Result) *Estimates {
 	e := &Estimates{Sites: map[string]SiteEstimate{}, TotalNs: r.AllSyncs.SavingsNs,
-		FalseDependencyNs: r.FalseDependency.SavingsNs, SelfCheckError: r.SelfCheckError, Warnings: r.Warnings}
+		FalseDependencyNs: r.FalseDependency.SavingsNs, TotalInterval: r.AllSyncs.Interval, FalseDependencyInterval: r.FalseDependency.Interval,
+		SelfCheckError: r.SelfCheckError, Warnings: r.Warnings}
 	e.Sampled = r.Sampled
 	for _, s := range r.Sites {
 		e.Sites[s.ID] = SiteEstimate{SavingsNs: s.SavingsNs, Sampled: s.Sampled, DeleteNs: s.DeleteSavingsNs, UncountedNs: s.UncountedSavingsNs,
-			CopyBoundNs: s.CopyOverlapBoundNs, Bound: s.Bound, Parts: s.Parts}
+			CopyBoundNs: s.CopyOverlapBoundNs, Bound: s.Bound, Parts: s.Parts, Interval: s.Interval}
 		e.Sampled = e.Sampled || s.Sampled
 	}
 	return e
+}
+
+// intervalEnds are an interval's ends for the JSON contract: nil, nil
+// without one.
+func intervalEnds(iv *estimate.Interval) (low, high *int64) {
+	if iv == nil {
+		return nil, nil
+	}
+	return &iv.LowNs, &iv.HighNs
 }

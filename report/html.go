@@ -4,13 +4,13 @@ import (
 	"context"
 	_ "embed"
 	"fmt"
+	"github.com/nsyssync/nsyssync/internal/format"
 	"html/template"
 	"io"
-	"slices"
 	"strings"
 
 	"github.com/nsyssync/nsyssync/classify"
-	"github.com/nsyssync/nsyssync/internal/format"
+	"github.com/nsyssync/nsyssync/estimate"
 	"github.com/nsyssync/nsyssync/internal/textsafe"
 	"github.com/nsyssync/nsyssync/internal/words"
 	"github.com/nsyssync/nsyssync/trace"
@@ -50,10 +50,11 @@ type htmlPage struct {
 	Warnings  []string
 	Sites     []htmlSiteRow
 	MoreSites int
-	// IdleLegend says what "GPU idle after" holds, busy and end included.
-	IdleLegend string
-	Details    []htmlDetail
-	NoSyncs    bool
+	// IdleLegend says what "GPU idle after" holds, busy and end included;
+	// SavingsLegend what a saving's interval is ("" without one).
+	IdleLegend, SavingsLegend string
+	Details                   []htmlDetail
+	NoSyncs                   bool
 }
 
 type htmlSiteRow struct {
@@ -102,7 +103,7 @@ func (a *Analysis) WriteHTML(ctx context.Context, w io.Writer, opt HTMLOptions) 
 func (a *Analysis) htmlPage(ctx context.Context, opt HTMLOptions) (*htmlPage, error) {
 	t := a.Trace
 	p := &htmlPage{Title: "nsyssync: " + htmlText(t.Path), Warnings: htmlTexts(t.Warnings), NoSyncs: len(t.Syncs) == 0,
-		IdleLegend: idleAfterLegendHTML}
+		IdleLegend: idleAfterLegendHTML, SavingsLegend: a.savingsLegend()}
 	blocked := t.BlockedNs()
 	p.Summary = [][2]string{
 		{"trace", htmlText(t.Path)},
@@ -180,7 +181,7 @@ func (a *Analysis) htmlDetail(ctx context.Context, s *classify.Site, tr Timeline
 	d.WaitedFor = waited(sy)
 	d.GPUIdleAfter = idleAfter(sy)
 	if len(s.Syncs) > 1 {
-		d.RepresentsNote = fmt.Sprintf("the sync of median blocked time among the site's %d", len(s.Syncs))
+		d.RepresentsNote = fmt.Sprintf("the costliest of the site's %d syncs: the longest wait plus GPU idle after it", len(s.Syncs))
 	}
 	if tr == nil {
 		d.TimelineNote = "No timeline: the report was rendered without access to the export."
@@ -193,17 +194,25 @@ func (a *Analysis) htmlDetail(ctx context.Context, s *classify.Site, tr Timeline
 	}
 	d.Timeline = layoutTimeline(tl, a.Trace, sy, bubble, "recorded", true)
 	// The what-if view: the same window as the estimator simulates it
-	// without the site's syncs. It stays empty until estimate/ provides
-	// Estimates.WithoutSyncs.
-	if a.Estimates == nil || a.Estimates.WithoutSyncs == nil {
-		d.SimulatedNote = "Simulated without this site's syncs: not available yet (the savings estimator has not run)."
+	// without the site's syncs, where it provides Estimates.WithoutSyncs.
+	switch {
+	case a.Estimates == nil:
+		d.SimulatedNote = "No simulated timeline: the savings were not estimated."
+		return d, nil
+	case a.Estimates.WithoutSyncs == nil:
+		return d, nil
+	case s.Counting() == classify.CountNone:
+		d.SimulatedNote = "No simulated timeline: this site counts in no saving."
+		return d, nil
+	case a.Estimates.Sites[s.ID].Bound == estimate.BoundCopyOverlap:
+		d.SimulatedNote = "No simulated timeline: the saving shown is the copy-overlap bound, not a replay."
 		return d, nil
 	}
 	sim, err := a.Estimates.WithoutSyncs(ctx, s, window)
 	if err != nil {
 		return d, fmt.Errorf("simulating %s without its syncs: %w", s.ID, err)
 	}
-	d.Simulated = layoutTimeline(sim, a.Trace, sy, trace.Interval{}, "simulated without the site's syncs", false)
+	d.Simulated = layoutTimeline(sim, a.Trace, sy, trace.Interval{}, "simulated without the site's syncs (the estimator's model of this window, profiler overhead kept)", false)
 	return d, nil
 }
 
@@ -235,22 +244,24 @@ func htmlSpans(text string) []span {
 	return spans
 }
 
-// representativeSync picks the site's sync of median blocked time (the
-// earlier one on ties); -1 for an empty site.
+// representativeSync picks the site's sync that best shows its cost: the
+// longest wait plus the GPU idle after it (the earlier one on ties); -1
+// for an empty site.
 func representativeSync(t *trace.Trace, s *classify.Site) int {
-	if len(s.Syncs) == 0 {
-		return -1
-	}
-	idx := slices.Clone(s.Syncs)
-	slices.SortStableFunc(idx, func(x, y int) int {
-		dx, dy := t.Syncs[x].Duration(), t.Syncs[y].Duration()
-		switch {
-		case dx < dy:
-			return -1
-		case dx > dy:
-			return 1
+	best, bestCost := -1, int64(-1)
+	for _, i := range s.Syncs {
+		if c := syncCost(&t.Syncs[i]); c > bestCost || c == bestCost && i < best {
+			best, bestCost = i, c
 		}
-		return x - y
-	})
-	return idx[(len(idx)-1)/2]
+	}
+	return best
+}
+
+// syncCost is a sync's wait plus the GPU idle after it.
+func syncCost(sy *trace.Sync) int64 {
+	c := sy.Duration()
+	if !sy.Gap.DeviceBusy && sy.Gap.IdleAfterNs > 0 {
+		c += sy.Gap.IdleAfterNs
+	}
+	return c
 }

@@ -29,6 +29,8 @@ func (a *Analysis) documentHead() contract.Document {
 		d.Totals.EstimatedSavingsNs = e.TotalNs
 		d.Totals.EstimatedSavingsFraction = fraction(e.TotalNs, t.Region.Duration)
 		d.Totals.FalseDependencySavingsNs = e.FalseDependencyNs
+		d.Totals.EstimatedSavingsLowNs, d.Totals.EstimatedSavingsHighNs = intervalEnds(e.TotalInterval)
+		d.Totals.FalseDependencySavingsLowNs, d.Totals.FalseDependencySavingsHighNs = intervalEnds(e.FalseDependencyInterval)
 		d.Totals.EstimateSelfCheckError = &e.SelfCheckError
 		d.Totals.EstimateSampled = e.Sampled
 	}
@@ -45,6 +47,7 @@ func (a *Analysis) documentHead() contract.Document {
 			e := a.Estimates.Sites[s.ID]
 			sj.EstimatedSavingsNs, sj.EstimateSampled = e.SavingsNs, e.Sampled
 			sj.EstimatedSavingsFraction = fraction(e.SavingsNs, t.Region.Duration)
+			sj.EstimatedSavingsLowNs, sj.EstimatedSavingsHighNs = intervalEnds(e.Interval)
 			parts, del := e.Parts, e.DeleteNs
 			sj.SavingsParts, sj.DeleteSavingsNs, sj.UncountedSavingsNs, sj.SavingsBound = &parts, &del, e.UncountedNs, e.Bound
 			if s.NeededCopyBytes > 0 {

@@ -75,6 +75,9 @@ func (a *Analysis) WriteMarkdown(w io.Writer, opt MarkdownOptions) error {
 		fmt.Fprintf(&b, "| %s | %s | %s | %d | %s | %s | %s | %s |\n", s.ID, dep, mdText(s.Category), len(s.Syncs),
 			format.Duration(s.BlockedNs), format.Duration(meanNs(s)), a.savingsText(s), loc)
 	}
+	if legend := a.savingsLegend(); legend != "" {
+		b.WriteString("\n" + legend + "\n")
+	}
 	if opt.Top > 0 && len(sites) > opt.Top {
 		fmt.Fprintf(&b, "\n%s not shown.\n", plural(len(sites)-opt.Top, "more site", "more sites"))
 	}

@@ -19,14 +19,14 @@ func (a *Analysis) SavingsExplanation(s *classify.Site) string {
 	if !s.Phase.Counted() {
 		text := "not counted in any total or the gate: " + s.Phase.Label() + ", " + s.PhaseReason
 		if e, ok := a.siteEstimate(s); ok && e.UncountedNs > 0 {
-			text += fmt.Sprintf("; deleting its waits would save %s", format.Duration(e.UncountedNs))
+			text += fmt.Sprintf("; deleting its waits would save %s", signedDuration(e.UncountedNs))
 		}
 		return text
 	}
 	if s.HostRead != "" {
 		text := "not counted in any total: the host may read managed or mapped memory after these waits (" + s.HostRead + ")"
 		if e, ok := a.siteEstimate(s); ok && e.UncountedNs > 0 {
-			text += fmt.Sprintf("; deleting them would save %s where nothing is read", format.Duration(e.UncountedNs))
+			text += fmt.Sprintf("; deleting them would save %s where nothing is read", signedDuration(e.UncountedNs))
 		}
 		return text
 	}
@@ -40,16 +40,16 @@ func (a *Analysis) SavingsExplanation(s *classify.Site) string {
 			format.Duration(e.CopyBoundNs))
 		if e.Bound == estimate.BoundCopyOverlap {
 			return fmt.Sprintf("needed data: the host uses the %s it copies, so the copy and the wait for it stay; %s "+
-				"(deleting the wait would save %s, but only by dropping the copy)", bytesText(s.NeededCopyBytes), overlap, format.Duration(e.DeleteNs))
+				"(deleting the wait would save %s, but only by dropping the copy)", bytesText(s.NeededCopyBytes), overlap, signedDuration(e.DeleteNs))
 		}
 		return fmt.Sprintf("needed data: the host uses the %s it copies; deleting the wait saves %s, within what %s",
-			bytesText(s.NeededCopyBytes), format.Duration(e.SavingsNs), strings.TrimPrefix(overlap, "an "))
+			bytesText(s.NeededCopyBytes), signedDuration(e.SavingsNs), strings.TrimPrefix(overlap, "an "))
 	}
 	// The replay nets the parts: what is left after the wait, the host
 	// code and the rewrite's calls is later work moving earlier (> 0) or
 	// work the host still waits for (< 0).
 	rest := e.SavingsNs - p.WaitNs - p.HostCodeNs + p.RewriteCostNs
-	text := fmt.Sprintf("saves %s: the wait %s", format.Duration(e.SavingsNs), format.Duration(p.WaitNs))
+	text := savesText(e.SavingsNs) + ": the wait " + format.Duration(p.WaitNs)
 	if p.HostCodeNs > 0 {
 		text += " + the host code that issues it " + format.Duration(p.HostCodeNs)
 	}
@@ -77,6 +77,18 @@ func (a *Analysis) SavingsExplanation(s *classify.Site) string {
 		}
 	}
 	return text
+}
+
+// savesText heads a saving's explanation: "saves 1.2ms", "saves
+// nothing", or, where the rewrite costs more than the sync, "costs 8.7µs".
+func savesText(ns int64) string {
+	switch {
+	case ns > 0:
+		return "saves " + format.Duration(ns)
+	case ns == 0:
+		return "saves nothing"
+	}
+	return "costs " + format.Duration(-ns)
 }
 
 // siteEstimate is the site's estimate, if the estimator ran and has one.

@@ -114,7 +114,7 @@ func (a *Analysis) textSummary(b *strings.Builder, st *styles, width int) {
 	blocked := t.BlockedNs()
 	kv("syncs", fmt.Sprintf("%s at %s, host blocked %s (%s of the region)",
 		plural(len(t.Syncs), "host sync", "host syncs"), plural(len(a.Sites), "site", "sites"), format.Duration(blocked), format.Percent(blocked, t.Region.Duration)))
-	kv("savings", a.totalSavingsText())
+	kv("savings", strings.TrimPrefix(wrapIndent(a.totalSavingsText(), width, headerIndent), headerIndent))
 	kv("evidence", evidenceSummary(&t.Evidence, len(t.Syncs)))
 	for _, warn := range t.Warnings {
 		b.WriteString(st.warn.Render(fmt.Sprintf("%-9s", "warning")) + termText(warn) + "\n")
@@ -173,6 +173,11 @@ func (a *Analysis) textSites(b *strings.Builder, st *styles, opt TextOptions) {
 			format.Duration(s.BlockedNs), format.Duration(meanNs(s)), a.savingsCell(s), loc})
 	}
 	renderTable(b, st, cols, rows, opt.Width)
+	if legend := a.savingsLegend(); legend != "" {
+		for _, l := range strings.Split(wrapIndent(legend, opt.Width, ""), "\n") {
+			b.WriteString(st.dim.Render(l) + "\n")
+		}
+	}
 	if opt.Top > 0 && len(sites) > opt.Top {
 		b.WriteString(st.dim.Render(fmt.Sprintf("… %d more %s (--top 0 lists all)", len(sites)-opt.Top, noun(len(sites)-opt.Top, "site", "sites"))) + "\n")
 	}

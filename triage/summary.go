@@ -170,10 +170,14 @@ func writeSites(b *strings.Builder, title string, sites []SiteTotal) {
 	tw.Flush()
 }
 
-// savings formats an estimated saving: "-" while not estimated.
+// savings formats an estimated saving: "-" while not estimated, a
+// negative one (the rewrite costs more) with a minus sign.
 func savings(ns int64) string {
-	if ns == 0 {
+	switch {
+	case ns == 0:
 		return "-"
+	case ns < 0:
+		return "−" + format.Duration(-ns)
 	}
 	return format.Duration(ns)
 }
