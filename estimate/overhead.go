@@ -72,7 +72,7 @@ func (c *Constants) setProfilerOverheads(opt Options) {
 		case opt.InferProfilerOverhead:
 			v, s = inferred[k].Ns, inferred[k].Source()
 		default:
-			s = fmt.Sprintf("default (%s, not used)", inferred[k].Source())
+			s = fmt.Sprintf("default (inferred, not used: %d ns from the %s)", inferred[k].Ns, inferred[k].Source())
 			if !inferred[k].Ok {
 				s = "default"
 			}
