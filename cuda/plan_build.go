@@ -58,7 +58,7 @@ func newPlanBuilder(tl *trace.Timeline, t *trace.Trace, opt PlanOptions) *planBu
 			b.byKey[callKey{c.GlobalTid.Process(), c.CorrelationID}] = len(b.calls)
 			b.calls = append(b.calls, c)
 			ci := b.host.Add(c.GlobalTid, c.Start, c.End)
-			b.host.Calls[ci].Copy = c.Kind == trace.CallMemcpy || c.Kind == trace.CallMemset
+			b.host.Calls[ci].Copy = whatif.IsCopyCall(c.Kind)
 		}
 	}
 	b.attachOps()

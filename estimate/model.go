@@ -164,7 +164,7 @@ func (m *model) addCalls(tl *trace.Timeline, start, end int64) *callIndex {
 			continue
 		}
 		ci := m.host.Add(c.GlobalTid, c.Start, c.End)
-		m.host.Calls[ci].Copy = c.Kind == trace.CallMemcpy || c.Kind == trace.CallMemset
+		m.host.Calls[ci].Copy = whatif.IsCopyCall(c.Kind)
 		keys = append(keys, callKey{int64(c.GlobalTid.Process()), c.CorrelationID})
 		m.calls = append(m.calls, simCall{block: noIndex, snap: noIndex, snapStream: noIndex, wait: noIndex})
 	}

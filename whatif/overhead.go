@@ -3,6 +3,8 @@ package whatif
 import (
 	"fmt"
 	"slices"
+
+	"github.com/nsyssync/nsyssync/trace"
 )
 
 // The profiler's per-call overhead. Every traced API call costs the
@@ -49,6 +51,10 @@ func (k OverheadKind) String() string {
 	}
 	return "other"
 }
+
+// IsCopyCall reports whether a call of that API kind is a copy for
+// OverheadKindOf (Call.Copy): a memcpy or memset.
+func IsCopyCall(k trace.CallKind) bool { return k == trace.CallMemcpy || k == trace.CallMemset }
 
 // OverheadKindOf says which kind call c is: a sync's call is a sync
 // whatever its API, then a copy, then a launch.

@@ -1,6 +1,19 @@
 package whatif
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/nsyssync/nsyssync/trace"
+)
+
+func TestIsCopyCall(t *testing.T) {
+	for k, want := range map[trace.CallKind]bool{trace.CallMemcpy: true, trace.CallMemset: true,
+		trace.CallStreamSync: false, trace.CallFree: false, trace.CallOther: false} {
+		if got := IsCopyCall(k); got != want {
+			t.Errorf("IsCopyCall(%v) = %v, want %v", k, got, want)
+		}
+	}
+}
 
 func TestOverheadKindOf(t *testing.T) {
 	for _, tc := range []struct {
