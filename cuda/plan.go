@@ -175,6 +175,11 @@ type PlanOptions struct {
 	// the plan replays the program as it runs without the profiler. Zero:
 	// no correction (the plan replays the recording).
 	ProfilerOverheadNs int64
+	// ProfilerOverheads, when set, replaces ProfilerOverheadNs with an
+	// overhead per kind of call (whatif.OverheadKindOf): the simulator's
+	// estimate.Constants.ProfilerOverheads.ByKind(), a calibration's, or
+	// one read off the trace (whatif.InferOverheads).
+	ProfilerOverheads *whatif.Overheads
 	// MaxCopyBytes caps a replayed copy (the rest of its time is spun);
 	// zero: DefaultMaxCopyBytes.
 	MaxCopyBytes int64

@@ -57,7 +57,8 @@ func newPlanBuilder(tl *trace.Timeline, t *trace.Trace, opt PlanOptions) *planBu
 		if inRegion(t.Region, c.Start) {
 			b.byKey[callKey{c.GlobalTid.Process(), c.CorrelationID}] = len(b.calls)
 			b.calls = append(b.calls, c)
-			b.host.Add(c.GlobalTid, c.Start, c.End)
+			ci := b.host.Add(c.GlobalTid, c.Start, c.End)
+			b.host.Calls[ci].Copy = whatif.IsCopyCall(c.Kind)
 		}
 	}
 	b.attachOps()

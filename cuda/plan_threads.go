@@ -84,7 +84,11 @@ func (w *threadWriter) call(ci int) {
 	c := &b.calls[ci]
 	gap := c.Start - w.prevEnd
 	w.prevEnd = max(w.prevEnd, c.End)
-	gap = whatif.GapBefore(gap, w.cutNext, b.opt.ProfilerOverheadNs)
+	ovh := b.opt.ProfilerOverheadNs
+	if b.opt.ProfilerOverheads != nil {
+		ovh = b.opt.ProfilerOverheads.Of(&b.host.Calls[ci])
+	}
+	gap = whatif.GapBefore(gap, w.cutNext, ovh)
 	w.cutNext = 0
 	si, isSync := b.syncOf[ci]
 	if _, removed := b.removed[si]; isSync && removed {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/nsyssync/nsyssync/classify"
 	"github.com/nsyssync/nsyssync/trace"
+	"github.com/nsyssync/nsyssync/whatif"
 )
 
 // ReplayOptions tune a replay.
@@ -27,6 +28,9 @@ type ReplayOptions struct {
 	// duration; the self-check still replays the recording. Zero: savings
 	// are measured on the recording as it is.
 	ProfilerOverheadNs int64
+	// ProfilerOverheads, when set, replaces ProfilerOverheadNs with an
+	// overhead per kind of call (see PlanOptions).
+	ProfilerOverheads *whatif.Overheads
 	// MaxWall bounds the replay's expected wall time (the recorded time ×
 	// plans × rounds); zero: 2 minutes.
 	MaxWall time.Duration
@@ -175,9 +179,13 @@ func (d *Device) ReplayTimeline(ctx context.Context, tl *trace.Timeline, t *trac
 		return nil, err
 	}
 	plans := []*Plan{base}
-	corr := max(opt.ProfilerOverheadNs, 0)
-	if corr > 0 {
-		p, err := BuildPlan(tl, t, PlanOptions{ProfilerOverheadNs: corr})
+	// unprofiled is the plan without the profiler's overhead, rm removed.
+	unprofiled := func(rm [][]int) PlanOptions {
+		return PlanOptions{Remove: rm, KeepHostCode: opt.KeepHostCode && rm != nil,
+			ProfilerOverheadNs: max(opt.ProfilerOverheadNs, 0), ProfilerOverheads: opt.ProfilerOverheads}
+	}
+	if opt.ProfilerOverheadNs > 0 || opt.ProfilerOverheads != nil {
+		p, err := BuildPlan(tl, t, unprofiled(nil))
 		if err != nil {
 			return nil, err
 		}
@@ -185,7 +193,7 @@ func (d *Device) ReplayTimeline(ctx context.Context, tl *trace.Timeline, t *trac
 	}
 	first := len(plans) // plans[first+i] removes groups[i]
 	for _, g := range groups {
-		p, err := BuildPlan(tl, t, PlanOptions{Remove: [][]int{g.Syncs}, KeepHostCode: opt.KeepHostCode, ProfilerOverheadNs: corr})
+		p, err := BuildPlan(tl, t, unprofiled([][]int{g.Syncs}))
 		if err != nil {
 			return nil, fmt.Errorf("site %s: %w", g.ID, err)
 		}
@@ -193,7 +201,7 @@ func (d *Device) ReplayTimeline(ctx context.Context, tl *trace.Timeline, t *trac
 	}
 	// The total's plan: every site that counts whole, removed together.
 	if rm := jointRemove(groups); rm != nil {
-		p, err := BuildPlan(tl, t, PlanOptions{Remove: rm, KeepHostCode: opt.KeepHostCode, ProfilerOverheadNs: corr})
+		p, err := BuildPlan(tl, t, unprofiled(rm))
 		if err != nil {
 			return nil, fmt.Errorf("the sites together: %w", err)
 		}

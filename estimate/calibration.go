@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/nsyssync/nsyssync/internal/safefile"
+	"github.com/nsyssync/nsyssync/whatif"
 )
 
 // Calibration holds model constants measured on a GPU by the replay
@@ -30,6 +31,9 @@ type Calibration struct {
 	// ProfilerOverheadNs: host time the profiler adds to each traced API
 	// call.
 	ProfilerOverheadNs int64 `json:"profiler_overhead_ns"`
+	// ProfilerOverheads, where measured, are the overhead per kind of
+	// call; a kind's value overrides ProfilerOverheadNs.
+	ProfilerOverheads
 	// Source says where the numbers come from (GPU, driver, date).
 	Source string `json:"source"`
 }
@@ -67,7 +71,9 @@ func LoadCalibration(path string) (*Calibration, error) {
 	for name, v := range map[string]int64{
 		"sync_overhead_ns": c.SyncOverheadNs, "sync_wake_ns": c.SyncWakeNs, "launch_latency_ns": c.LaunchLatencyNs,
 		"dispatch_gap_ns": c.DispatchGapNs, "d2h_scalar_copy_ns": c.D2HScalarCopyNs, "record_wait_ns": c.RecordWaitNs,
-		"profiler_overhead_ns": c.ProfilerOverheadNs,
+		"profiler_overhead_ns": c.ProfilerOverheadNs, "profiler_overhead_launch_ns": c.LaunchNs,
+		"profiler_overhead_async_copy_ns": c.AsyncCopyNs, "profiler_overhead_sync_ns": c.SyncNs,
+		"profiler_overhead_other_ns": c.OtherNs,
 	} {
 		if v < 0 || v > 1_000_000_000 {
 			return nil, fmt.Errorf("calibration %s: %s = %d is out of range (0 to 1 s)", path, name, v)
@@ -87,11 +93,16 @@ type Constants struct {
 	DispatchGapNs   int64 `json:"dispatch_gap_ns"`
 	D2HScalarCopyNs int64 `json:"d2h_scalar_copy_ns"`
 	RecordWaitNs    int64 `json:"record_wait_ns"`
-	// ProfilerOverheadNs is taken off the host time before each call.
+	// ProfilerOverheadNs is the flat per-call overhead (option,
+	// calibration or default); ProfilerOverheads is what was taken off
+	// the host time before each call, by its kind.
 	ProfilerOverheadNs int64 `json:"profiler_overhead_ns"`
+	ProfilerOverheads
 	// Sources names, per constant, "trace (n=…)", the calibration's
 	// source or "default".
 	Sources map[string]string `json:"sources"`
+	// inferred: each kind's profiler overhead read off the trace.
+	inferred [whatif.NumOverheadKinds]whatif.InferredOverhead
 }
 
 // constantPicker fills Constants from trace medians, then the calibration,

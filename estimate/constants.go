@@ -94,9 +94,12 @@ func finishModels(ds []*draft, cal *Calibration) Constants {
 		recordNs, waitNs = c.RecordWaitNs/2, c.RecordWaitNs-c.RecordWaitNs/2
 	}
 	byTid := map[trace.GlobalTid][]int64{}
+	var ovhGaps whatif.OverheadSamples
 	for _, d := range ds {
 		d.m.host.LaunchGaps(d.in, byTid)
+		d.m.host.AddOverheadSamples(d.in, &ovhGaps)
 	}
+	c.inferred = whatif.InferOverheads(&ovhGaps, def.ProfilerOverheadNs)
 	typical := whatif.TypicalGaps(byTid, whatif.LowerMiddle)
 	for _, d := range ds {
 		d.m.consts, d.m.launchCallNs = *c, launchCallNs

@@ -45,23 +45,15 @@ type Options struct {
 	SampleWindows int
 	// ProfilerOverheadNs is the host time the profiler added to each
 	// traced API call; savings are estimated for the program run without
-	// the profiler. Zero: the calibration's value, else the default;
-	// negative: no correction.
+	// the profiler. Zero: the calibration's value (per kind of call,
+	// else flat), else the default; negative: no correction. A value
+	// here is taken off every kind of call.
 	ProfilerOverheadNs int64
-}
-
-// profilerOverhead picks the per-call profiler overhead and says where it
-// came from.
-func (o Options) profilerOverhead() (int64, string) {
-	switch {
-	case o.ProfilerOverheadNs < 0:
-		return 0, "none"
-	case o.ProfilerOverheadNs > 0:
-		return o.ProfilerOverheadNs, "option"
-	case o.Calibration != nil && o.Calibration.ProfilerOverheadNs > 0:
-		return o.Calibration.ProfilerOverheadNs, "calibration: " + o.Calibration.Source
-	}
-	return DefaultCalibration().ProfilerOverheadNs, "default"
+	// InferProfilerOverhead: where neither this option nor the
+	// calibration gives a kind of call's overhead, read it off the trace
+	// (whatif.InferOverheads) instead of taking the default. Off by
+	// default: on the ground truth it scored worse (docs/estimator.md).
+	InferProfilerOverhead bool
 }
 
 func (o Options) withDefaults() Options {

@@ -37,6 +37,7 @@ type scoring struct {
 var scorings = []scoring{
 	{name: "default", opt: Options{}, target: true},
 	{name: "no-profiler-correction", opt: Options{ProfilerOverheadNs: -1}},
+	{name: "inferred-profiler-overhead", opt: Options{InferProfilerOverhead: true}},
 }
 
 // truthFile is the part of a fixtures/gt_*.truth.json the test reads.

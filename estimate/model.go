@@ -42,8 +42,9 @@ type model struct {
 	// launchCallNs: host cost of an asynchronous copy call, what a removed
 	// pageable host-to-device copy becomes.
 	launchCallNs int64
-	// profilerOverheadNs: host time the profiler adds to each traced call.
-	profilerOverheadNs int64
+	// overheads: host time the profiler adds to each traced call, by its
+	// kind.
+	overheads whatif.Overheads
 }
 
 // simCall is what the GPU side of the model adds to API call i of
@@ -163,7 +164,8 @@ func (m *model) addCalls(tl *trace.Timeline, start, end int64) *callIndex {
 		if !inModel(&c, start, end) {
 			continue
 		}
-		m.host.Add(c.GlobalTid, c.Start, c.End)
+		ci := m.host.Add(c.GlobalTid, c.Start, c.End)
+		m.host.Calls[ci].Copy = whatif.IsCopyCall(c.Kind)
 		keys = append(keys, callKey{int64(c.GlobalTid.Process()), c.CorrelationID})
 		m.calls = append(m.calls, simCall{block: noIndex, snap: noIndex, snapStream: noIndex, wait: noIndex})
 	}

@@ -63,8 +63,7 @@ type part struct {
 
 func newEstimator(t *trace.Trace, opt Options, consts Constants, sampled bool) *estimator {
 	r := t.Region
-	overhead, src := opt.profilerOverhead()
-	consts.ProfilerOverheadNs, consts.Sources["profiler_overhead_ns"] = overhead, src
+	consts.setProfilerOverheads(opt)
 	return &estimator{t: t, opt: opt, sampled: sampled, res: &Result{
 		Region:    RegionTiming{StartNs: r.Start, EndNs: r.End, DurationNs: r.Duration, Intervals: len(r.Intervals)},
 		Constants: consts,
@@ -73,7 +72,7 @@ func newEstimator(t *trace.Trace, opt Options, consts Constants, sampled bool) *
 
 // addPart adds a model replayed over the given recorded intervals.
 func (e *estimator) addPart(m *model, ivs []trace.Interval, site int) {
-	m.profilerOverheadNs = e.res.Constants.ProfilerOverheadNs
+	m.overheads = e.res.Constants.ProfilerOverheads.ByKind()
 	e.parts = append(e.parts, &part{m: m, sim: newSimulator(m), ivs: ivs, site: site})
 	e.res.Calls += len(m.calls)
 	e.res.Ops += len(m.ops)
@@ -213,7 +212,7 @@ func (p *part) replayUnchanged(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		p.sim.deflate = m.profilerOverheadNs > 0
+		p.sim.deflate = m.overheads != whatif.Overheads{}
 		unprofiled, err := p.sim.replay(ctx, w, nil)
 		if err != nil {
 			return err

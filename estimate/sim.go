@@ -135,7 +135,7 @@ func (s *simulator) callStart(h *whatif.Call, removed bool) int64 {
 	}
 	ovh := int64(0)
 	if s.deflate {
-		ovh = s.m.profilerOverheadNs
+		ovh = s.m.overheads.Of(h)
 	}
 	gap := whatif.GapBefore(h.Gap, s.cut[th], ovh)
 	s.cut[th] = 0

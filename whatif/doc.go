@@ -17,7 +17,8 @@
 //     copy a removed sync keeps (CopiesToDevice, KeepsCopy);
 //   - the host time around a removed sync's calls (GapBeforeRemoved,
 //     GapBefore, CutGap, AsyncCopyCallNs) and without the profiler
-//     (Unprofiled);
+//     (Unprofiled), the profiler's overhead by kind of call
+//     (OverheadKindOf, Overheads) and read off a trace (InferOverheads);
 //   - Median, and the names of event record and stream wait calls.
 //
 // Where the two sides used to compute a rule differently in substance

@@ -17,6 +17,9 @@ type Call struct {
 	// an op with no launch call floating after it does not count. Set by
 	// the side that attaches the ops.
 	Launch bool
+	// Copy: a memcpy or memset call (IsCopyCall, for OverheadKindOf).
+	// Set by the side that reads the API names.
+	Copy bool
 	// Sync is the graph's index of the sync the call belongs to, -1;
 	// SyncFirst marks the sync's first call.
 	Sync      int32
