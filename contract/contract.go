@@ -54,10 +54,14 @@ type Totals struct {
 	// The intervals of estimated_savings_ns and false_dependency_savings_ns
 	// (docs/estimator.md, "Intervals"); absent where they rest on one
 	// window.
-	EstimatedSavingsLowNs        *int64 `json:"estimated_savings_low_ns,omitempty"`
-	EstimatedSavingsHighNs       *int64 `json:"estimated_savings_high_ns,omitempty"`
-	FalseDependencySavingsLowNs  *int64 `json:"false_dependency_savings_low_ns,omitempty"`
-	FalseDependencySavingsHighNs *int64 `json:"false_dependency_savings_high_ns,omitempty"`
+	// ProfilerOverhead is the profiler's per-call host overhead the
+	// simulator took off the recorded host time, per API kind, and where
+	// each value came from; absent when no estimate ran.
+	ProfilerOverhead             *ProfilerOverheadJSON `json:"profiler_overhead,omitempty"`
+	EstimatedSavingsLowNs        *int64                `json:"estimated_savings_low_ns,omitempty"`
+	EstimatedSavingsHighNs       *int64                `json:"estimated_savings_high_ns,omitempty"`
+	FalseDependencySavingsLowNs  *int64                `json:"false_dependency_savings_low_ns,omitempty"`
+	FalseDependencySavingsHighNs *int64                `json:"false_dependency_savings_high_ns,omitempty"`
 	// EstimateSelfCheckError: the simulator's relative error replaying the
 	// region unchanged; absent when no estimate ran.
 	EstimateSelfCheckError *float64 `json:"estimate_self_check_error,omitempty"`
@@ -230,4 +234,18 @@ type ProgramJSON struct {
 	Also []string `json:"also"`
 	// Evidence: what decided, strongest first.
 	Evidence []string `json:"evidence"`
+}
+
+// ProfilerOverheadJSON is the per-call overhead of the profiler that the
+// simulator takes off (docs/estimator.md): flat, and per API kind
+// (launches, asynchronous copies, syncs and blocking copies, other calls),
+// with the source of each value ("default", "option", "calibration: …",
+// "trace (n=…)").
+type ProfilerOverheadJSON struct {
+	FlatNs      int64             `json:"flat_ns"`
+	LaunchNs    int64             `json:"launch_ns"`
+	AsyncCopyNs int64             `json:"async_copy_ns"`
+	SyncNs      int64             `json:"sync_ns"`
+	OtherNs     int64             `json:"other_ns"`
+	Sources     map[string]string `json:"sources"`
 }

@@ -2,6 +2,7 @@ package report
 
 import (
 	"context"
+	"github.com/nsyssync/nsyssync/contract"
 	"strings"
 
 	"github.com/nsyssync/nsyssync/classify"
@@ -38,6 +39,9 @@ type Estimates struct {
 	Sampled bool
 	// Warnings are the estimator's notes on its model.
 	Warnings []string
+	// ProfilerOverhead is the profiler's per-call host overhead the
+	// simulator took off, per API kind, and where each value came from.
+	ProfilerOverhead contract.ProfilerOverheadJSON
 }
 
 // SiteEstimate is one site's estimated saving.
@@ -193,6 +197,14 @@ func FromEstimate(r *estimate.Result) *Estimates {
 	e := &Estimates{Sites: map[string]SiteEstimate{}, TotalNs: r.AllSyncs.SavingsNs,
 		FalseDependencyNs: r.FalseDependency.SavingsNs, TotalInterval: r.AllSyncs.Interval, FalseDependencyInterval: r.FalseDependency.Interval,
 		SelfCheckError: r.SelfCheckError, Warnings: r.Warnings}
+	c := r.Constants
+	e.ProfilerOverhead = contract.ProfilerOverheadJSON{FlatNs: c.ProfilerOverheadNs, LaunchNs: c.LaunchNs, AsyncCopyNs: c.AsyncCopyNs,
+		SyncNs: c.SyncNs, OtherNs: c.OtherNs, Sources: map[string]string{}}
+	for k, v := range c.Sources {
+		if strings.HasPrefix(k, "profiler_overhead") {
+			e.ProfilerOverhead.Sources[k] = v
+		}
+	}
 	e.Sampled = r.Sampled
 	for _, s := range r.Sites {
 		e.Sites[s.ID] = SiteEstimate{SavingsNs: s.SavingsNs, Sampled: s.Sampled, DeleteNs: s.DeleteSavingsNs, UncountedNs: s.UncountedSavingsNs,

@@ -29,6 +29,8 @@ func (a *Analysis) documentHead() contract.Document {
 		d.Totals.EstimatedSavingsNs = e.TotalNs
 		d.Totals.EstimatedSavingsFraction = fraction(e.TotalNs, t.Region.Duration)
 		d.Totals.FalseDependencySavingsNs = e.FalseDependencyNs
+		po := e.ProfilerOverhead
+		d.Totals.ProfilerOverhead = &po
 		d.Totals.EstimatedSavingsLowNs, d.Totals.EstimatedSavingsHighNs = intervalEnds(e.TotalInterval)
 		d.Totals.FalseDependencySavingsLowNs, d.Totals.FalseDependencySavingsHighNs = intervalEnds(e.FalseDependencyInterval)
 		d.Totals.EstimateSelfCheckError = &e.SelfCheckError
