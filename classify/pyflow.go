@@ -96,15 +96,7 @@ func (a *pyAnalysis) follow(v *sitter.Node, depth int) flow {
 			case u == useThrough:
 				v = call
 			case u == int(UseLog):
-				switch a.containerUse(containerOf(call), call) {
-				case containerTested:
-					return a.at(UseBranch, call) // appended to a list tested while it is filled (pycontainer.go)
-				case containerNow:
-					return flow{} // appended to a list the function uses (pycontainer.go)
-				case containerLater:
-					return a.at(UseLater, call) // read once the loop that fills it is over (pyfill.go)
-				}
-				return a.at(UseLog, call)
+				return a.kept(containerOf(call), call) // appended to a list
 			default:
 				return a.at(Use(u), call)
 			}
@@ -134,6 +126,23 @@ func (a *pyAnalysis) follow(v *sitter.Node, depth int) flow {
 	}
 }
 
+// kept is the use of a value that fill stores into container (an append,
+// a subscript or attribute store), from what the program does with the
+// container (pycontainer.go, pyfill.go): tested while it is filled, a
+// branch; read otherwise while filled, unknown; read only once the loop
+// that fills it is over, later; else only kept, logged.
+func (a *pyAnalysis) kept(container, fill *sitter.Node) flow {
+	switch a.containerUse(container, fill) {
+	case containerTested:
+		return a.at(UseBranch, fill)
+	case containerNow:
+		return flow{}
+	case containerLater:
+		return a.at(UseLater, fill)
+	}
+	return a.at(UseLog, fill)
+}
+
 // stored follows a value assigned (or accumulated, aug) to target.
 func (a *pyAnalysis) stored(stmt, target *sitter.Node, aug bool, depth int) flow {
 	if target == nil {
@@ -145,15 +154,7 @@ func (a *pyAnalysis) stored(stmt, target *sitter.Node, aug bool, depth int) flow
 		if target.Kind() == "attribute" {
 			held = target
 		}
-		switch a.containerUse(held, stmt) {
-		case containerTested:
-			return a.at(UseBranch, stmt) // stored where it is tested while it is filled (pycontainer.go)
-		case containerNow:
-			return flow{} // stored where the program may need it (pycontainer.go)
-		case containerLater:
-			return a.at(UseLater, stmt) // read once the loop that fills it is over (pyfill.go)
-		}
-		return a.at(UseLog, stmt) // kept in a container or an object
+		return a.kept(held, stmt) // stored in a container or an object
 	case "identifier":
 		fl := a.taint(stmt, a.text(target), aug, depth)
 		if aug && fl.use == UseLog {
@@ -214,7 +215,7 @@ func merge(x, y flow) flow {
 		return flow{use: UseShape, lines: pick(x, y, UseShape, lines)}
 	case x.use == UseLog && y.use == UseLog:
 		return flow{use: UseLog, neutral: x.neutral && y.neutral, lines: lines}
-	case kept(x.use) && kept(y.use): // one of them UseLater
+	case keepsOnly(x.use) && keepsOnly(y.use): // one of them UseLater
 		return flow{use: UseLater, lines: pick(x, y, UseLater, lines)}
 	case x.returned && (y.returned || y.neutral) || y.returned && x.neutral:
 		return flow{returned: true}
@@ -222,9 +223,9 @@ func merge(x, y flow) flow {
 	return flow{}
 }
 
-// kept says whether a use only keeps the value for now: logged, or read
+// keepsOnly says whether a use only keeps the value for now: logged, or read
 // once the loop is over.
-func kept(u Use) bool { return u == UseLog || u == UseLater }
+func keepsOnly(u Use) bool { return u == UseLog || u == UseLater }
 
 func pick(x, y flow, u Use, all []int) []int {
 	switch {
