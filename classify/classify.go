@@ -105,6 +105,8 @@ func Sites(t *trace.Trace) []Site { return Options{}.Sites(t) }
 // gives each the verdict its syncs share.
 func (o Options) Sites(t *trace.Trace) []Site {
 	nm := newNames()
+	prog := o.program(t)
+	o.Program = &prog // detected once: the verdicts' fixes and the sites use it
 	phases := newPhaser(t)
 	sampledOf := newSampledSites(t, nm, phases)
 	ids, keyIDs, table := o.verdicts(t, nm, sampledOf)
@@ -115,7 +117,6 @@ func (o Options) Sites(t *trace.Trace) []Site {
 	byKey := map[string]int32{}
 	var order []*Site
 	var bases []string // per site, its identity before the rank (fingerprint.go)
-	prog := o.program(t)
 	programs := newProgramIDs(t, prog.Framework)
 	var key []byte
 	for i := range t.Syncs {

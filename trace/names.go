@@ -1,7 +1,6 @@
 package trace
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
 )
@@ -21,24 +20,39 @@ const (
 	CallFree                 // cudaFree, cudaFreeHost, cudaFreeArray, cuMemFree, cuMemFreeHost
 )
 
-var (
-	cuptiSuffix  = regexp.MustCompile(`_v[0-9]+$`)
-	driverSuffix = regexp.MustCompile(`(_v[0-9]+)?(_ptds|_ptsz)?$`)
-)
-
 // NormalizeName strips the CUPTI callback-id suffix of runtime API names
 // (cudaStreamSynchronize_v3020 → cudaStreamSynchronize). Driver API names
 // are kept: their _v2 is part of the real symbol (cuMemcpyDtoH_v2).
 func NormalizeName(raw string) string {
 	if strings.HasPrefix(raw, "cuda") {
-		return cuptiSuffix.ReplaceAllString(raw, "")
+		return trimVersion(raw)
 	}
 	return raw
 }
 
+// trimVersion drops one trailing "_v" and digits (cudaMalloc_v3020 →
+// cudaMalloc). Written out rather than a regexp: the estimator asks for
+// names in every window it models.
+func trimVersion(s string) string {
+	i := strings.LastIndex(s, "_v")
+	if i < 0 || i+2 == len(s) {
+		return s
+	}
+	for j := i + 2; j < len(s); j++ {
+		if s[j] < '0' || s[j] > '9' {
+			return s
+		}
+	}
+	return s[:i]
+}
+
 // baseName drops every version or per-thread suffix, for matching only.
 func baseName(name string) string {
-	return driverSuffix.ReplaceAllString(NormalizeName(name), "")
+	b := NormalizeName(name)
+	if strings.HasSuffix(b, "_ptds") || strings.HasSuffix(b, "_ptsz") {
+		b = b[:len(b)-len("_ptds")]
+	}
+	return trimVersion(b)
 }
 
 // ClassifyName says which kind of call an API name is. It accepts raw or
