@@ -172,18 +172,21 @@ func checkCancelled(t *testing.T, args []string, output string, k int64) {
 func TestCancelLargeExport(t *testing.T) {
 	dir := t.TempDir()
 	big := filepath.Join(dir, "big.sqlite")
-	_, err := tracegen.Generate(context.Background(), tracegen.Options{Source: "../../fixtures/syncs_lean.sqlite", Output: big, Copies: 80})
+	_, err := tracegen.Generate(context.Background(), tracegen.Options{Source: "../../fixtures/syncs_lean.sqlite", Output: big, Copies: 400})
 	if err != nil {
 		t.Fatal(err)
 	}
-	const noticeWithin = 2 * time.Second // a run takes 0.5 s, 5 s under -race
+	// 400 copies of the lean fixture (12 MB): analyze takes about 0.4 s,
+	// diff 0.7 s, doctor 0.05 s (it reads no GPU activity); several times
+	// that under -race.
+	const noticeWithin = 2 * time.Second
 	for _, args := range [][]string{
 		{"analyze", "--format", "json", big},
 		{"doctor", big},
 		{"batch", "--jobs", "2", dir},
 		{"diff", big, big},
 	} {
-		for _, after := range []time.Duration{20 * time.Millisecond, 200 * time.Millisecond} {
+		for _, after := range []time.Duration{5 * time.Millisecond, 100 * time.Millisecond} {
 			t.Run(fmt.Sprintf("%s after %v", args[0], after), func(t *testing.T) {
 				base := runtime.NumGoroutine()
 				ctx, cancel := context.WithCancel(context.Background())
@@ -194,9 +197,16 @@ func TestCancelLargeExport(t *testing.T) {
 				returned := time.Now()
 				timer.Stop()
 				cancel()
-				if at := cancelled.Load(); at == 0 {
+				at := cancelled.Load()
+				if at == 0 {
 					t.Skipf("finished in less than %v", after)
-				} else if late := returned.Sub(time.Unix(0, at)); late > noticeWithin {
+				}
+				if late := returned.Sub(time.Unix(0, at)); code == exitOK && late < time.Millisecond {
+					// The command was already returning when the interruption came
+					// (doctor reads the export in about the time waited).
+					t.Skipf("finished as the interruption came (%v before it returned)", late)
+				}
+				if late := returned.Sub(time.Unix(0, at)); late > noticeWithin {
 					t.Errorf("returned %v after the interruption, want within %v", late, noticeWithin)
 				} else {
 					t.Logf("returned %v after the interruption", late)
