@@ -45,9 +45,9 @@ func identityBase(ids *programIDs, nm *names, s *trace.Sync, rule string, phase 
 		b = appendAPIs(append(b, "py|"...), nm, s, "+")
 		b = appendCopyDirection(b, s)
 		if lib := libraryFrame(nm, py[:at]); lib != nil {
-			b = append(append(append(append(b, "|lib "...), baseName(nm.cleanFile(lib.File))...), ':'), nm.key(lib.Function)...)
+			b = append(append(append(append(b, "|lib "...), nm.key(baseName(nm.cleanFile(lib.File)))...), ':'), nm.key(lib.Function)...)
 		}
-		b = append(append(append(append(b, '|'), baseName(nm.cleanFile(top.File))...), ':'), nm.key(top.Function)...)
+		b = append(append(append(append(b, '|'), nm.key(baseName(nm.cleanFile(top.File)))...), ':'), nm.key(top.Function)...)
 	case hasUserFrame(s.Native()):
 		native := s.Native()
 		b = appendAPIs(append(b, "native|"...), nm, s, "+")
