@@ -26,6 +26,11 @@ const (
 	// value read and what used it. Not decided: a kernel names an
 	// operation, not the program's use of its result.
 	BasisKernels Basis = "kernels"
+	// BasisLines: a read without frames of its own took the verdict every
+	// place of the program's files that can make such a read agrees on
+	// (leanmatch.go): the program's lines, but not the one line that read.
+	// Not decided.
+	BasisLines Basis = "lines"
 	// BasisPattern: the call pattern alone — the API sequence, the copy's
 	// direction, size and host memory — with no frame, line or op range.
 	BasisPattern Basis = "pattern"
@@ -38,16 +43,18 @@ func (b Basis) rank() int {
 	switch b {
 	case BasisPattern:
 		return 1
-	case BasisKernels:
+	case BasisLines:
 		return 2
-	case BasisNVTX:
+	case BasisKernels:
 		return 3
-	case BasisSamples:
+	case BasisNVTX:
 		return 4
-	case BasisBacktrace:
+	case BasisSamples:
 		return 5
-	case BasisSource:
+	case BasisBacktrace:
 		return 6
+	case BasisSource:
+		return 7
 	}
 	return 0
 }

@@ -36,6 +36,9 @@ type facts struct {
 	// sampled: native is the sampled stack of the sync's site (CPU
 	// samples inside its syncs), not a backtrace of its own; nil otherwise.
 	sampled *sampledStack
+	// lean: the program's places, for a read without frames that no rule
+	// decides (leanmatch.go); nil without a source reader.
+	lean *leanReads
 }
 
 // op is one NVTX range that ran before the sync.

@@ -80,6 +80,7 @@ func (o Options) Verdicts(t *trace.Trace) []Verdict {
 // name the sites).
 func (o Options) verdicts(t *trace.Trace, nm *names, sampledOf *sampledSites) (ids, keyIDs []int32, table []Verdict) {
 	src := newSourceReader(o, t.Path)
+	lean := newLeanReads(src, t.Hints.Command)
 	d := o.dialect(t)
 	type decided struct {
 		id       int32
@@ -129,7 +130,11 @@ func (o Options) verdicts(t *trace.Trace, nm *names, sampledOf *sampledSites) (i
 		if sampledOf != nil {
 			pst := plainStates.of(s.GlobalTid)
 			key, gpuBuf = factsKey(key, gpuBuf, nm, s, native, nativeAt, pst.printing)
-			m := decide(key, func() *facts { return newFacts(nm, s, native, nativeAt, src, pst) }, s)
+			m := decide(key, func() *facts {
+				f := newFacts(nm, s, native, nativeAt, src, pst)
+				f.lean = lean
+				return f
+			}, s)
 			pst.printing = m.printing
 			keyIDs[i] = m.id
 		}
@@ -150,6 +155,7 @@ func (o Options) verdicts(t *trace.Trace, nm *names, sampledOf *sampledSites) (i
 		m := decide(key, func() *facts {
 			f := newFacts(nm, s, native, nativeAt, src, st)
 			f.sampled = sampled
+			f.lean = lean
 			return f
 		}, s)
 		st.printing = m.printing
@@ -246,6 +252,11 @@ func factsKey(buf []byte, gpuBuf []trace.GPUOpRef, nm *names, s *trace.Sync, nat
 // classifySync applies the first rule that matches.
 func classifySync(f *facts) (Verdict, *Rule) {
 	v, r := firstRule(f)
+	if v.Dependency == DepUnknown {
+		if lv, ok := f.lean.decide(f); ok {
+			v = lv
+		}
+	}
 	if f.sampled != nil { // the site's sampled call path, after what decided
 		at := min(len(v.Evidence), 1)
 		v.Evidence = append(v.Evidence[:at:at], append([]string{f.sampled.evidence()}, v.Evidence[at:]...)...)

@@ -121,7 +121,9 @@ type SiteJSON struct {
 	SourceFile string `json:"source_file,omitempty"`
 	// Basis is the kind of evidence the verdict rests on: "source",
 	// "backtrace", "samples" (CPU samples inside the site's syncs), "nvtx",
-	// "pattern" (the call pattern alone) or "none".
+	// "kernels" (the GPU ops around the read), "lines" (every place of the
+	// program's files that can make the read agrees; no frame names the
+	// line), "pattern" (the call pattern alone) or "none".
 	Basis string `json:"basis"`
 	// Decided: the dependency is known and rests on frames, the program's
 	// line or aten ranges; false for unknown and likely verdicts.

@@ -1,0 +1,213 @@
+package classify
+
+// Whether an expression of the program may be, or hold, a CUDA tensor: the
+// question the program matcher (leanprogram.go) asks of every value that
+// is printed, tested, converted or used as a size. The answer is "no" only
+// when the program shows it: literals, Python numbers (len, range, .item(),
+// float(), sizes), strings, modules, and variables every binding of which
+// is such a value. Anything the reading cannot follow — a parameter, an
+// attribute, the result of a call into torch or an unknown function — may
+// be a tensor.
+
+import (
+	"strings"
+
+	sitter "github.com/tree-sitter/go-tree-sitter"
+)
+
+// maxTypeWork bounds the nodes one program's type questions may visit; past
+// it every answer is "may be a tensor".
+const maxTypeWork = 200_000
+
+// pyScalarCalls return Python values whatever their arguments.
+var pyScalarCalls = map[string]bool{"len": true, "range": true, "int": true, "float": true, "str": true, "bool": true,
+	"repr": true, "format": true, "isinstance": true, "hasattr": true, "type": true, "id": true, "hash": true, "ord": true,
+	"chr": true, "enumerate": false, "callable": true, "open": true, "input": true, "print": true}
+
+// pyScalarMethods return Python values (or host data) whatever they are called on.
+var pyScalarMethods = map[string]bool{"item": true, "tolist": true, "numpy": true, "cpu": true, "size": true, "numel": true,
+	"dim": true, "element_size": true, "nelement": true, "data_ptr": true, "get_device": true, "is_contiguous": true,
+	"join": true, "format": true, "upper": true, "lower": true, "strip": true, "split": false, "startswith": true,
+	"endswith": true, "replace": true, "time": true, "perf_counter": true, "monotonic": true, "getenv": true}
+
+// pyScalarAttrs are tensor attributes that hold Python values.
+var pyScalarAttrs = map[string]bool{"shape": true, "ndim": true, "dtype": true, "device": true, "is_cuda": true,
+	"requires_grad": true, "__name__": true, "__class__": true, "layout": true}
+
+// passThroughCalls return (a combination of) their arguments.
+var passThroughCalls = map[string]bool{"round": true, "abs": true, "max": true, "min": true, "sum": true, "sorted": true,
+	"list": true, "tuple": true, "dict": true, "set": true, "reversed": true, "zip": true, "iter": true, "next": true,
+	"slice": true}
+
+// gpuTyper answers the question over one program's parsed files.
+type gpuTyper struct {
+	prog    *programTrees
+	work    int
+	visited map[string]bool // scope id/name pairs being followed (cycles add nothing)
+}
+
+// maybeGPU says whether n may be, or hold, a CUDA tensor.
+func (g *gpuTyper) maybeGPU(pf *parsedFile, n *sitter.Node) bool {
+	if n == nil {
+		return false
+	}
+	if g.work++; g.work > maxTypeWork {
+		return true
+	}
+	switch n.Kind() {
+	case "integer", "float", "string", "concatenated_string", "true", "false", "none", "ellipsis", "lambda", "comment":
+		return false
+	case "identifier":
+		return g.nameMaybeGPU(pf, n)
+	case "attribute":
+		at, obj := n.ChildByFieldName("attribute"), n.ChildByFieldName("object")
+		switch {
+		case at == nil || obj == nil:
+			return true
+		case pyScalarAttrs[pf.text(at)] || g.isModule(pf, obj):
+			return false
+		}
+		if cls := g.classOf(pf, obj); cls != nil {
+			return g.attrMaybeGPU(cls, pf.text(at))
+		}
+		return g.maybeGPU(pf, obj) // an attribute of a Python value is one (d.get, s.upper)
+	case "call":
+		return g.callMaybeGPU(pf, n)
+	case "subscript":
+		return g.maybeGPU(pf, n.ChildByFieldName("value"))
+	case "list_comprehension", "set_comprehension", "generator_expression":
+		return g.maybeGPU(pf, n.ChildByFieldName("body"))
+	case "dictionary_comprehension":
+		return g.maybeGPU(pf, n.ChildByFieldName("body"))
+	case "pair":
+		return g.maybeGPU(pf, n.ChildByFieldName("value"))
+	case "keyword_argument":
+		return g.maybeGPU(pf, n.ChildByFieldName("value"))
+	case "conditional_expression":
+		return g.maybeGPU(pf, n.NamedChild(0)) || g.maybeGPU(pf, n.NamedChild(2))
+	case "list", "tuple", "set", "dictionary", "parenthesized_expression", "binary_operator", "unary_operator", "argument_list",
+		"boolean_operator", "comparison_operator", "not_operator", "expression_list", "list_splat", "dictionary_splat":
+		for i := uint(0); i < n.NamedChildCount(); i++ {
+			if g.maybeGPU(pf, n.NamedChild(i)) {
+				return true
+			}
+		}
+		return false
+	}
+	return true
+}
+
+// callMaybeGPU answers for a call's result.
+func (g *gpuTyper) callMaybeGPU(pf *parsedFile, call *sitter.Node) bool {
+	fn, args := call.ChildByFieldName("function"), call.ChildByFieldName("arguments")
+	name, method := callNameOf(pf, fn)
+	anyArg := func() bool { return args == nil || g.maybeGPU(pf, args) }
+	switch {
+	case !method && pyScalarCalls[name]:
+		return false
+	case !method && passThroughCalls[name]:
+		return anyArg()
+	case method && pyScalarMethods[name]:
+		return false
+	case method && (name == "keys" || name == "values" || name == "items" || name == "copy" || name == "get" || name == "pop"):
+		return g.maybeGPU(pf, fn.ChildByFieldName("object"))
+	case method && g.isStdlibModule(pf, fn.ChildByFieldName("object")):
+		return false // math.sqrt(x), time.time(), os.getenv(...): Python values
+	case method:
+		if cls := g.classOf(pf, fn.ChildByFieldName("object")); cls != nil {
+			if def := cls.method(name); def != nil {
+				return g.returnsMaybeGPU(*def)
+			}
+		}
+	case !method:
+		if def := g.prog.function(name); def != nil {
+			return g.returnsMaybeGPU(*def)
+		}
+		if g.prog.class(name) != nil {
+			return false // an instance of the program's own class: its attributes are followed apart
+		}
+	}
+	return true
+}
+
+// returnsMaybeGPU answers for what a program function returns.
+func (g *gpuTyper) returnsMaybeGPU(def programDef) bool {
+	key := "return:" + def.file.path + ":" + itoa(int(def.node.StartByte()))
+	if g.visited[key] {
+		return false
+	}
+	g.visited[key] = true
+	defer delete(g.visited, key)
+	found := false
+	walkOwn(def.node, func(n *sitter.Node) {
+		if !found && n.Kind() == "return_statement" && n.NamedChildCount() > 0 && g.maybeGPU(def.file, n.NamedChild(0)) {
+			found = true
+		}
+	})
+	return found
+}
+
+// nameMaybeGPU answers for a variable: every value bound to it in its scope
+// (assignments, loop targets, values appended or stored into it).
+func (g *gpuTyper) nameMaybeGPU(pf *parsedFile, id *sitter.Node) bool {
+	name := pf.text(id)
+	switch {
+	case name == "self" || name == "cls":
+		return true
+	case strings.HasPrefix(name, "__") && strings.HasSuffix(name, "__"):
+		return false // __name__, __file__
+	}
+	if g.isModule(pf, id) || g.prog.function(name) != nil || pyScalarCalls[name] || passThroughCalls[name] {
+		return false
+	}
+	scope := bindingScope(pf, id, name)
+	if scope == nil {
+		if def := paramOf(pf, id, name); def != nil {
+			return g.paramMaybeGPU(pf, def, name)
+		}
+		return true // a global of another file, a builtin
+	}
+	key := pf.path + ":" + itoa(int(scope.StartByte())) + ":" + name
+	if g.visited[key] {
+		return false
+	}
+	g.visited[key] = true
+	defer delete(g.visited, key)
+	gpu := false
+	g.bindings(pf, scope, name, func(value *sitter.Node, loop bool) {
+		if gpu {
+			return
+		}
+		if loop && isRangeLike(pf, value) {
+			return
+		}
+		gpu = value == nil || g.maybeGPU(pf, value)
+	})
+	return gpu
+}
+
+// isModule says whether n names an imported module (torch, math, np).
+func (g *gpuTyper) isModule(pf *parsedFile, n *sitter.Node) bool {
+	for n != nil && n.Kind() == "attribute" {
+		n = n.ChildByFieldName("object")
+	}
+	return n != nil && n.Kind() == "identifier" && pf.imports[pf.text(n)] != "" && !pf.fromLocal[pf.text(n)]
+}
+
+// isStdlibModule says whether n names a module of Python's standard library.
+func (g *gpuTyper) isStdlibModule(pf *parsedFile, n *sitter.Node) bool {
+	for n != nil && n.Kind() == "attribute" {
+		n = n.ChildByFieldName("object")
+	}
+	return n != nil && n.Kind() == "identifier" && stdlibModules[rootModule(pf.imports[pf.text(n)])]
+}
+
+// isRangeLike says whether a loop iterates Python numbers: range(...), or
+// enumerate(...) (its first target; the second is followed apart).
+func isRangeLike(pf *parsedFile, iter *sitter.Node) bool {
+	if iter == nil || iter.Kind() != "call" {
+		return false
+	}
+	name, method := callNameOf(pf, iter.ChildByFieldName("function"))
+	return !method && name == "range"
+}

@@ -1,0 +1,177 @@
+package classify
+
+// Reads without frames decided by the program's lines (issue 15): a lean
+// or default capture, or aten ranges alone, show a read back (its size,
+// its direction) but not the line that made it. The captured command
+// line names the program's script; the matcher reads it and the modules
+// of its own it imports (leanprogram.go), lists every place that can make
+// such a read (leanplaces.go), and gives the read the verdict of those
+// places only when
+//
+//   - the program is read whole: no import of code it does not read
+//     (a library other than torch, numpy and the standard library), no
+//     relative import, at most maxPlaces places;
+//   - no place that fits the read's size is opaque (a read whose use the
+//     reading does not follow: an index or a size from a value that may be
+//     a tensor, a tensor handed to math or numpy, a device not known);
+//   - every place that fits agrees on the dependency and the category.
+//
+// Anything else leaves the read unknown. The verdict's basis is "lines"
+// (not decided: reports say "likely", the CI gate leaves it out unless
+// --gate-likely), its confidence 0.5, and its evidence lists the places.
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/nsyssync/nsyssync/trace"
+)
+
+// ruleProgramReads names the matcher's verdicts.
+const ruleProgramReads = "the program's reads agree"
+
+// minMatchedBytes: a read of one byte is a bool, which every comparison of
+// tensors makes; the matcher leaves those to the GPU-op rules.
+const minMatchedBytes = 2
+
+// maxPlaceEvidence bounds the places a verdict's evidence names.
+const maxPlaceEvidence = 4
+
+// leanReads is the program's places, read once per analysis (lazily: a
+// trace whose reads all carry frames never reads the program).
+type leanReads struct {
+	src    *sourceReader
+	cmd    []string
+	loaded bool
+	places []readPlace
+	why    string // why no verdict can come from the program ("" when places were listed)
+	script string // the script's file as read
+}
+
+func newLeanReads(src *sourceReader, cmd []string) *leanReads {
+	if src == nil {
+		return nil
+	}
+	return &leanReads{src: src, cmd: cmd}
+}
+
+func (l *leanReads) load() {
+	if l.loaded {
+		return
+	}
+	l.loaded = true
+	p, why := loadProgram(l.src, l.cmd)
+	if p == nil {
+		l.why = why
+		return
+	}
+	defer p.close()
+	l.script = p.files[0].path
+	switch {
+	case p.foreign != "":
+		l.why = "the program imports " + p.foreign + ", whose code is not read"
+	case !p.importsTorch():
+		l.why = "the program does not import torch"
+	default:
+		l.places = findPlaces(p)
+		if len(l.places) > maxPlaces {
+			l.places, l.why = nil, fmt.Sprintf("the program has more than %d places that can read back", maxPlaces)
+		}
+	}
+}
+
+// importsTorch says whether any of the program's files imports torch.
+func (p *programTrees) importsTorch() bool {
+	for _, f := range p.files {
+		for _, m := range f.imports {
+			if rootModule(m) == "torch" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// eligible says whether a sync is a read the matcher may decide: a copy to
+// the host of at least minMatchedBytes that no Python frame places.
+func eligible(f *facts) bool {
+	c := f.copy
+	return c != nil && !c.Memset && foldDirection(c.Direction) == trace.CopyDtoH && c.Bytes >= minMatchedBytes &&
+		len(f.sync.Python()) == 0
+}
+
+// decide gives an undecided read the verdict of the program's places, when
+// they allow one.
+func (l *leanReads) decide(f *facts) (Verdict, bool) {
+	if l == nil || !eligible(f) {
+		return Verdict{}, false
+	}
+	n := f.copy.Bytes
+	fit, ok := l.agreeing(n)
+	if !ok {
+		return Verdict{}, false
+	}
+	var shown []string
+	for i, p := range fit {
+		if i == maxPlaceEvidence {
+			shown = append(shown, fmt.Sprintf("and %d more", len(fit)-i))
+			break
+		}
+		shown = append(shown, p.what)
+	}
+	ev := []string{
+		fmt.Sprintf("no frame names the line; every place of the program (%s) that can read %s back agrees: %s",
+			displayFile(l.script), bytesWord(n), strings.Join(shown, "; ")),
+		callFact(f.sync),
+	}
+	subject := fmt.Sprintf("the program's line that reads it (one of %s)", placeLines(fit))
+	return Verdict{Dependency: fit[0].dep, Category: fit[0].cat, Confidence: 0.5, Evidence: ev, Rule: ruleProgramReads,
+		Basis: BasisLines, SourceFile: l.script, Fix: capitalize(strings.ReplaceAll(fixOf(fit[0]), "{site}", subject))}, true
+}
+
+// agreeing returns the program's places that can make a read of n bytes,
+// when there is at least one, none is opaque and all give one verdict.
+func (l *leanReads) agreeing(n int64) ([]readPlace, bool) {
+	l.load()
+	var fit []readPlace
+	for _, p := range l.places {
+		if !p.fits(n) {
+			continue
+		}
+		if p.kind == placeOpaque || len(fit) > 0 && (p.dep != fit[0].dep || p.cat != fit[0].cat) {
+			return nil, false
+		}
+		fit = append(fit, p)
+	}
+	return fit, len(fit) > 0
+}
+
+// placeLines lists the places' file:line, at most maxPlaceEvidence.
+func placeLines(places []readPlace) string {
+	var out []string
+	for i, p := range places {
+		if i == maxPlaceEvidence {
+			out = append(out, "…")
+			break
+		}
+		out = append(out, fmt.Sprintf("%s:%d", displayFile(p.path), p.line))
+	}
+	return strings.Join(out, ", ")
+}
+
+// fixOf is the rewrite of the rule that decides such a place when its
+// frames and line are known.
+func fixOf(p readPlace) string {
+	name := map[string]string{
+		string(DepFalse) + CatLogging:      "scalar read is logged",
+		string(DepFalse) + CatDeviceToHost: ruleCopyOnlyKept,
+		string(DepTrue) + CatControlFlow:   "scalar read decides a branch",
+		string(DepTrue) + CatDynamicShape:  "scalar read sizes a tensor",
+	}[string(p.dep)+p.cat]
+	for _, r := range Rules {
+		if r.Name == name {
+			return r.Fix
+		}
+	}
+	return ""
+}

@@ -1,0 +1,96 @@
+package classify
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestProgramReadsAgree checks the program matcher (leanmatch.go) on small
+// programs: the verdict a frameless read of n bytes gets from the places
+// of the program's files, and the programs it must leave unknown.
+func TestProgramReadsAgree(t *testing.T) {
+	const common = "import torch\n\ndef data(n=16, d=32):\n    return torch.randn(n, d, device='cuda')\n\n" +
+		"def measure(step, steps=3):\n    step(-1)\n    for i in range(steps):\n        step(i)\n"
+	cases := []struct {
+		name  string
+		files map[string]string // file name → source; prog.py is the script
+		bytes int64
+		want  string // "dependency/category", or "" for no verdict
+	}{
+		{"logged item, printed total", map[string]string{"prog.py": "import torch\nfrom _c import data, measure\n" +
+			"def main():\n    x = data()\n    total = [0.0]\n    def step(i):\n        total[0] += (x * 2).sum().item()\n" +
+			"    measure(step)\n    print('total', total[0])\nmain()\n", "_c.py": common}, 4, "false/logging"},
+		{"item decides a branch", map[string]string{"prog.py": "import torch\nx = torch.randn(4, device='cuda')\n" +
+			"for i in range(3):\n    if x.sum().item() > 1.0:\n        break\n"}, 4, "true/control-flow"},
+		{"item sizes a tensor", map[string]string{"prog.py": "import torch\nx = torch.randn(4, device='cuda')\n" +
+			"for i in range(3):\n    n = int(x.argmax().item())\n    y = torch.zeros(n + 1, device='cuda')\n"}, 8, "true/dynamic-shape"},
+		{"a logged read and a branching read disagree", map[string]string{"prog.py": "import torch\nx = torch.randn(4, device='cuda')\n" +
+			"hist = []\nfor i in range(3):\n    hist.append(x.sum().item())\n    if x.max().item() > 3:\n        break\nprint(hist)\n"}, 4, ""},
+		{"a truth test of a tensor is a branch too", map[string]string{"prog.py": "import torch\nx = torch.randn(4, device='cuda')\n" +
+			"vals = []\nfor i in range(3):\n    vals.append(x.sum().item())\n    done = x.max()\n    if done:\n        break\nprint(vals)\n"}, 4, ""},
+		{"a tensor handed to math is not followed", map[string]string{"prog.py": "import math, torch\nx = torch.randn(4, device='cuda')\n" +
+			"vals = []\nfor i in range(3):\n    vals.append(x.sum().item())\n    r = math.sqrt(x.max())\nprint(vals)\n"}, 4, ""},
+		{"an index that may be a tensor is not followed", map[string]string{"prog.py": "import torch\nx = torch.randn(4, device='cuda')\n" +
+			"names = ['a', 'b', 'c', 'd']\nvals = []\nfor i in range(3):\n    vals.append(x.sum().item())\n    print(names[x.argmax()])\nprint(vals)\n"}, 8, ""},
+		{"a library's code is not read", map[string]string{"prog.py": "import torch, tqdm\nx = torch.randn(4, device='cuda')\n" +
+			"vals = []\nfor i in tqdm.trange(3):\n    vals.append(x.sum().item())\nprint(vals)\n"}, 4, ""},
+		{"a local module that is missing is not read", map[string]string{"prog.py": "import torch\nfrom helpers import show\n" +
+			"x = torch.randn(4, device='cuda')\nvals = []\nfor i in range(3):\n    vals.append(x.sum().item())\nshow(vals)\n"}, 4, ""},
+		{"a program without torch", map[string]string{"prog.py": "import cupy\nx = cupy.ones(4)\nprint(float(x.sum()))\n"}, 4, ""},
+		{"a copy only kept", map[string]string{"prog.py": "import torch\nx = torch.randn(64, device='cuda')\n" +
+			"kept = []\nfor i in range(3):\n    kept.append((x * i).cpu())\nprint(len(kept))\n"}, 256, "false/device-to-host-copy"},
+		{"a copy to a device not known", map[string]string{"prog.py": "import torch, sys\ndev = sys.argv[1]\n" +
+			"x = torch.randn(64, device='cuda')\nkept = []\nfor i in range(3):\n    kept.append((x * i).cpu())\n    y = x.to(dev)\nprint(len(kept))\n"}, 256, ""},
+		{"a copy into a CPU tensor is not followed", map[string]string{"prog.py": "import torch\nx = torch.randn(64, device='cuda')\n" +
+			"bank = torch.empty(64)\nkept = []\nfor i in range(3):\n    kept.append((x * i).cpu())\n    bank.copy_(x)\nprint(len(kept))\n"}, 256, ""},
+		{"a read kept through min() into an attribute is not followed", map[string]string{"prog.py": "import torch\nclass Stop:\n" +
+			"    def __init__(self):\n        self.best = float('inf')\n    def step(self, v):\n        self.best = min(self.best, v.item())\n" +
+			"        return self.best < 0.1\nx = torch.randn(4, device='cuda')\ns = Stop()\nfor i in range(3):\n    if s.step(x.sum()):\n        break\n" +
+			"print(f'best {s.best:.3f}')\n"}, 4, ""},
+		{"no place fits a large read", map[string]string{"prog.py": "import torch\nx = torch.randn(4, device='cuda')\n" +
+			"vals = []\nfor i in range(3):\n    vals.append(x.sum().item())\nprint(vals)\n"}, 4096, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			for name, src := range c.files {
+				if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			l := newLeanReads(newSourceReader(Options{SourceRoot: dir}, ""), []string{"python3", "/elsewhere/proj/prog.py"})
+			fit, ok := l.agreeing(c.bytes)
+			got := ""
+			if ok {
+				got = string(fit[0].dep) + "/" + fit[0].cat
+			}
+			if got != c.want {
+				t.Errorf("verdict %q, want %q (why %q); places:", got, c.want, l.why)
+				for _, p := range l.places {
+					t.Errorf("  %s/%s %s", p.dep, p.cat, p.what)
+				}
+			}
+		})
+	}
+}
+
+// TestScriptPath checks which argument of a captured command line is the
+// program's script.
+func TestScriptPath(t *testing.T) {
+	for _, c := range []struct {
+		cmd  []string
+		want string
+	}{
+		{[]string{"python3", "/w/train.py", "--lr", "0.1"}, "/w/train.py"},
+		{[]string{"python3", "-u", "train.py"}, "train.py"},
+		{[]string{"python3", "-m", "pkg.train"}, ""},
+		{[]string{"python3", "-c", "import x"}, ""},
+		{[]string{"./a.out"}, ""},
+		{nil, ""},
+	} {
+		if got := scriptPath(c.cmd); got != c.want {
+			t.Errorf("scriptPath(%q) = %q, want %q", c.cmd, got, c.want)
+		}
+	}
+}

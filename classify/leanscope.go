@@ -1,0 +1,200 @@
+package classify
+
+// Where a variable of the program is bound, and to what: the scopes and
+// bindings the type questions of leangpu.go follow.
+
+import (
+	"strconv"
+
+	sitter "github.com/tree-sitter/go-tree-sitter"
+)
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+// callNameOf returns a call's function name (the attribute for a method)
+// and whether it is a method.
+func callNameOf(pf *parsedFile, fn *sitter.Node) (string, bool) {
+	if fn == nil {
+		return "", false
+	}
+	switch fn.Kind() {
+	case "identifier":
+		return pf.text(fn), false
+	case "attribute":
+		if at := fn.ChildByFieldName("attribute"); at != nil {
+			return pf.text(at), true
+		}
+	}
+	return "", false
+}
+
+// walkOwn calls fn on every node of a scope that is not inside a nested
+// function, class or lambda (their variables are their own).
+func walkOwn(scope *sitter.Node, fn func(*sitter.Node)) {
+	var walk func(n *sitter.Node, top bool)
+	walk = func(n *sitter.Node, top bool) {
+		if !top {
+			switch n.Kind() {
+			case "function_definition", "class_definition", "lambda":
+				return
+			}
+		}
+		fn(n)
+		for i := uint(0); i < n.NamedChildCount(); i++ {
+			walk(n.NamedChild(i), false)
+		}
+	}
+	walk(scope, true)
+}
+
+// bindingScope returns the innermost function (or the module) around id
+// that binds name; nil when name is a parameter there (its value is the
+// caller's), is declared global or nonlocal, or nothing binds it.
+func bindingScope(pf *parsedFile, id *sitter.Node, name string) *sitter.Node {
+	for p := id.Parent(); p != nil; p = p.Parent() {
+		switch p.Kind() {
+		case "lambda":
+			if params := p.ChildByFieldName("parameters"); params != nil && mentionsName(pf, params, name) {
+				return nil
+			}
+		case "function_definition":
+			if params := p.ChildByFieldName("parameters"); params != nil && mentionsName(pf, params, name) {
+				return nil
+			}
+			if body := p.ChildByFieldName("body"); body != nil && scopeBinds(pf, body, name) {
+				return body
+			}
+		case "module":
+			if scopeBinds(pf, p, name) {
+				return p
+			}
+			return nil
+		}
+	}
+	return nil
+}
+
+// scopeBinds says whether a scope's own statements bind name; a global or
+// nonlocal declaration of it counts as not bound here.
+func scopeBinds(pf *parsedFile, scope *sitter.Node, name string) bool {
+	binds, declared := false, false
+	walkOwn(scope, func(n *sitter.Node) {
+		switch n.Kind() {
+		case "global_statement", "nonlocal_statement":
+			declared = declared || mentionsName(pf, n, name)
+		case "assignment", "augmented_assignment", "for_statement", "for_in_clause", "named_expression", "as_pattern":
+			if t := targetOf(n); t != nil && mentionsName(pf, t, name) {
+				binds = true
+			}
+		case "function_definition", "class_definition":
+			if nm := n.ChildByFieldName("name"); nm != nil && pf.text(nm) == name {
+				binds = true
+			}
+		}
+	})
+	return binds && !declared
+}
+
+// targetOf is the bound side of a binding statement.
+func targetOf(n *sitter.Node) *sitter.Node {
+	switch n.Kind() {
+	case "named_expression":
+		return n.ChildByFieldName("name")
+	case "as_pattern":
+		return n.ChildByFieldName("alias")
+	}
+	return n.ChildByFieldName("left")
+}
+
+// mentionsName says whether an identifier named name occurs under n as a
+// plain name (not an attribute's or a subscript's inside).
+func mentionsName(pf *parsedFile, n *sitter.Node, name string) bool {
+	if n == nil {
+		return false
+	}
+	switch n.Kind() {
+	case "identifier":
+		return pf.text(n) == name
+	case "attribute", "subscript":
+		return false
+	}
+	for i := uint(0); i < n.NamedChildCount(); i++ {
+		if mentionsName(pf, n.NamedChild(i), name) {
+			return true
+		}
+	}
+	return false
+}
+
+// bindings calls fn with every value bound to name in scope: the right of
+// an assignment (the whole right of a tuple unpacking), the iterable of a
+// loop (loop set), a with-statement's expression, and what is appended,
+// inserted or stored into it. A nil value is one not known.
+func (g *gpuTyper) bindings(pf *parsedFile, scope *sitter.Node, name string, fn func(value *sitter.Node, loop bool)) {
+	walkOwn(scope, func(n *sitter.Node) {
+		switch n.Kind() {
+		case "assignment", "augmented_assignment":
+			left := n.ChildByFieldName("left")
+			switch {
+			case left != nil && left.Kind() == "subscript" && mentionsName(pf, left.ChildByFieldName("value"), name):
+				fn(n.ChildByFieldName("right"), false) // name[k] = v
+			case mentionsName(pf, left, name):
+				fn(n.ChildByFieldName("right"), false)
+			}
+		case "named_expression":
+			if mentionsName(pf, n.ChildByFieldName("name"), name) {
+				fn(n.ChildByFieldName("value"), false)
+			}
+		case "for_statement", "for_in_clause":
+			left := n.ChildByFieldName("left")
+			if !mentionsName(pf, left, name) {
+				return
+			}
+			iter := n.ChildByFieldName("right")
+			if en, ok := enumerated(pf, iter); ok {
+				if first := firstTarget(left); first != nil && pf.text(first) == name {
+					return // enumerate's count
+				}
+				iter = en
+			}
+			fn(iter, true)
+		case "with_item", "as_pattern":
+			if alias := n.ChildByFieldName("alias"); alias != nil && mentionsName(pf, alias, name) {
+				fn(n.NamedChild(0), false)
+			}
+		case "call":
+			fnode := n.ChildByFieldName("function")
+			m, method := callNameOf(pf, fnode)
+			if method && mutators[m] && mentionsName(pf, fnode.ChildByFieldName("object"), name) &&
+				fnode.ChildByFieldName("object").Kind() == "identifier" {
+				fn(n.ChildByFieldName("arguments"), false)
+			}
+		}
+	})
+}
+
+// mutators store their arguments into the object they are called on.
+var mutators = map[string]bool{"append": true, "extend": true, "insert": true, "add": true, "update": true,
+	"setdefault": true, "appendleft": true, "put": true}
+
+// enumerated returns the iterable of enumerate(x).
+func enumerated(pf *parsedFile, iter *sitter.Node) (*sitter.Node, bool) {
+	if iter == nil || iter.Kind() != "call" {
+		return nil, false
+	}
+	if name, method := callNameOf(pf, iter.ChildByFieldName("function")); method || name != "enumerate" {
+		return nil, false
+	}
+	return iter.ChildByFieldName("arguments"), true
+}
+
+// firstTarget is the first name of a loop's targets (i of `i, x`).
+func firstTarget(left *sitter.Node) *sitter.Node {
+	for left != nil && left.Kind() != "identifier" {
+		if left.NamedChildCount() == 0 {
+			return nil
+		}
+		left = left.NamedChild(0)
+	}
+	return left
+}
