@@ -133,11 +133,11 @@ func TestLabelledScore(t *testing.T) {
 	found := Options{FindSources: true}
 	scoreRuns(t, "", labelledPrograms(t, ""), []labelledRun{
 		{"lean", "lean", Options{}, 0.824, 0.616},
-		{"lean, program found without flags", "lean", found, 0.946, 0.794},
+		{"lean, program found without flags", "lean", found, 0.945, 0.794},
 		{"nsys defaults", "default", Options{}, 0.810, 0.616},
 		{"nsys defaults, program found without flags", "default", found, 0.932, 0.794},
 		{"autograd NVTX", "autograd", Options{}, 0.864, 0.808},
-		{"autograd NVTX, program found without flags", "autograd", found, 0.973, 0.972},
+		{"autograd NVTX, program found without flags", "autograd", found, 0.972, 0.972},
 		{"backtraces, no source", "backtrace", Options{}, 0.878, 0.835},
 		{"backtraces, source found without flags", "backtrace", found, 0.972, 0.986},
 		{"backtraces + --source-root", "backtrace", withSource, 0.972, 0.986},

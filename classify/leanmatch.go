@@ -124,7 +124,10 @@ func (l *leanReads) decide(f *facts) (Verdict, bool) {
 			displayFile(l.script), bytesWord(n), strings.Join(shown, "; ")),
 		callFact(f.sync),
 	}
-	subject := fmt.Sprintf("the program's line that reads it (one of %s)", placeLines(fit))
+	subject := fmt.Sprintf("the program's line that reads it (%s)", placeLines(fit))
+	if len(fit) > 1 {
+		subject = fmt.Sprintf("the program's line that reads it (one of %s)", placeLines(fit))
+	}
 	return Verdict{Dependency: fit[0].dep, Category: fit[0].cat, Confidence: 0.5, Evidence: ev, Rule: ruleProgramReads,
 		Basis: BasisLines, SourceFile: l.script, Fix: capitalize(strings.ReplaceAll(fixOf(fit[0]), "{site}", subject))}, true
 }
