@@ -37,3 +37,18 @@ func BenchmarkVerdicts(b *testing.B) {
 	}
 	b.ReportMetric(float64(len(big.Syncs))*float64(b.N)/b.Elapsed().Seconds(), "syncs/s")
 }
+
+// BenchmarkProgramReads measures the program matcher's one-time cost per
+// analysis (leanmatch.go): reading, parsing and listing the places of
+// fixtures/programs/syncs.py, the script a lean capture's command line
+// names.
+func BenchmarkProgramReads(b *testing.B) {
+	b.Chdir("..")
+	for b.Loop() {
+		l := newLeanReads(newSourceReader(Options{FindSources: true}, ""), []string{"python3", "/elsewhere/fixtures/programs/syncs.py"})
+		l.load()
+		if len(l.places) == 0 {
+			b.Fatalf("no places read (%s)", l.why)
+		}
+	}
+}

@@ -88,12 +88,14 @@ func (g *gpuTyper) attrMaybeGPU(cls *classDef, attr string) bool {
 	if cls.method(attr) != nil {
 		return false // a bound method
 	}
-	key := "attr:" + cls.file.path + ":" + itoa(int(cls.node.StartByte())) + ":" + attr
-	if g.visited[key] {
-		return false
-	}
-	g.visited[key] = true
-	defer delete(g.visited, key)
+	return g.keyed("attr:"+cls.file.path+":"+itoa(int(cls.node.StartByte()))+":"+attr, func() bool {
+		return g.storedMaybeGPU(cls, attr)
+	})
+}
+
+// storedMaybeGPU says whether a method of the class stores into self.attr
+// a value that may be, or hold, a tensor.
+func (g *gpuTyper) storedMaybeGPU(cls *classDef, attr string) bool {
 	pf, self := cls.file, "self."+attr
 	gpu := false
 	walkAll(cls.node, func(n *sitter.Node) {
@@ -144,12 +146,13 @@ func paramOf(pf *parsedFile, id *sitter.Node, name string) *sitter.Node {
 // paramMaybeGPU says whether a parameter may be a tensor: its default or
 // an argument some call passes for it does, or not every call is known.
 func (g *gpuTyper) paramMaybeGPU(pf *parsedFile, def *sitter.Node, name string) bool {
-	key := "param:" + pf.path + ":" + itoa(int(def.StartByte())) + ":" + name
-	if g.visited[key] {
-		return false
-	}
-	g.visited[key] = true
-	defer delete(g.visited, key)
+	return g.keyed("param:"+pf.path+":"+itoa(int(def.StartByte()))+":"+name, func() bool {
+		return g.passedMaybeGPU(pf, def, name)
+	})
+}
+
+// passedMaybeGPU answers paramMaybeGPU's question.
+func (g *gpuTyper) passedMaybeGPU(pf *parsedFile, def *sitter.Node, name string) bool {
 	params := def.ChildByFieldName("parameters")
 	index, def0 := -1, (*sitter.Node)(nil)
 	for i := uint(0); i < params.NamedChildCount(); i++ {
@@ -204,29 +207,28 @@ func (g *gpuTyper) callsOf(pf *parsedFile, def *sitter.Node) (calls []programCal
 		return nil, false
 	}
 	known = true
-	for _, f := range g.prog.files {
-		walkAll(f.root, func(n *sitter.Node) {
-			if !known || n.Kind() != "identifier" || f.text(n) != fname {
-				return
-			}
-			p := n.Parent()
-			switch {
-			case p != nil && (p.Kind() == "function_definition" || p.Kind() == "class_definition") && sameNode(p.ChildByFieldName("name"), n):
-			case p != nil && p.Kind() == "call" && sameNode(p.ChildByFieldName("function"), n):
-				calls = append(calls, programCall{f, p})
-			case p != nil && p.Kind() == "attribute" && sameNode(p.ChildByFieldName("attribute"), n) &&
-				p.Parent() != nil && p.Parent().Kind() == "call" && sameNode(p.Parent().ChildByFieldName("function"), p):
-				calls = append(calls, programCall{f, p.Parent()})
-			case p != nil && (p.Kind() == "import_from_statement" || p.Kind() == "dotted_name" || p.Kind() == "aliased_import" ||
-				p.Kind() == "parameters" || p.Kind() == "default_parameter" || p.Kind() == "typed_parameter" ||
-				p.Kind() == "keyword_argument" && sameNode(p.ChildByFieldName("name"), n)):
-				// an import, or a parameter of the same name (its calls are counted as calls through)
-			default:
-				// handed to one of the program's functions: its calls there
-				more, ok := g.callsThrough(f, n)
-				calls, known = append(calls, more...), ok
-			}
-		})
+	for _, ref := range g.identifiers(fname) {
+		if !known {
+			break
+		}
+		f, n := ref.file, ref.node
+		p := n.Parent()
+		switch {
+		case p != nil && (p.Kind() == "function_definition" || p.Kind() == "class_definition") && sameNode(p.ChildByFieldName("name"), n):
+		case p != nil && p.Kind() == "call" && sameNode(p.ChildByFieldName("function"), n):
+			calls = append(calls, programCall{f, p})
+		case p != nil && p.Kind() == "attribute" && sameNode(p.ChildByFieldName("attribute"), n) &&
+			p.Parent() != nil && p.Parent().Kind() == "call" && sameNode(p.Parent().ChildByFieldName("function"), p):
+			calls = append(calls, programCall{f, p.Parent()})
+		case p != nil && (p.Kind() == "import_from_statement" || p.Kind() == "dotted_name" || p.Kind() == "aliased_import" ||
+			p.Kind() == "parameters" || p.Kind() == "default_parameter" || p.Kind() == "typed_parameter" ||
+			p.Kind() == "keyword_argument" && sameNode(p.ChildByFieldName("name"), n)):
+			// an import, or a parameter of the same name (its calls are counted as calls through)
+		default:
+			// handed to one of the program's functions: its calls there
+			more, ok := g.callsThrough(f, n)
+			calls, known = append(calls, more...), ok
+		}
 	}
 	return calls, known
 }
@@ -318,4 +320,20 @@ func (g *gpuTyper) callsThrough(pf *parsedFile, id *sitter.Node) (calls []progra
 		}
 	})
 	return calls, len(calls) > 0
+}
+
+// identifiers returns every identifier of the program's files named name
+// (an attribute's name included), from an index built on first use.
+func (g *gpuTyper) identifiers(name string) []programCall {
+	if g.idents == nil {
+		g.idents = map[string][]programCall{}
+		for _, f := range g.prog.files {
+			walkAll(f.root, func(n *sitter.Node) {
+				if n.Kind() == "identifier" {
+					g.idents[f.text(n)] = append(g.idents[f.text(n)], programCall{f, n})
+				}
+			})
+		}
+	}
+	return g.idents[name]
 }

@@ -41,9 +41,47 @@ var passThroughCalls = map[string]bool{"round": true, "abs": true, "max": true, 
 
 // gpuTyper answers the question over one program's parsed files.
 type gpuTyper struct {
-	prog    *programTrees
-	work    int
-	visited map[string]bool // scope id/name pairs being followed (cycles add nothing)
+	prog *programTrees
+	work int
+	// open: the keyed questions being answered, by their depth (a cycle
+	// back to one adds nothing); lowest: the shallowest open question a
+	// cycle reached since the current one opened.
+	open   map[string]int
+	lowest int
+	memo   map[string]bool // answers that no open question's cycle made
+	idents map[string][]programCall
+}
+
+func newGPUTyper(p *programTrees) *gpuTyper {
+	return &gpuTyper{prog: p, open: map[string]int{}, memo: map[string]bool{}, lowest: maxDepthMark}
+}
+
+// maxDepthMark is "no cycle reached an open question".
+const maxDepthMark = 1 << 30
+
+// keyed answers a named question once. A question that cycles back to
+// one still open gets "no" from the cycle (a cycle adds no tensor);
+// its answer is kept only when it is "may be a tensor" (final whatever
+// else is found) or no cycle reached a question opened before it.
+func (g *gpuTyper) keyed(key string, answer func() bool) bool {
+	if v, ok := g.memo[key]; ok {
+		return v
+	}
+	if d, ok := g.open[key]; ok {
+		g.lowest = min(g.lowest, d)
+		return false
+	}
+	depth := len(g.open)
+	g.open[key] = depth
+	outer := g.lowest
+	g.lowest = maxDepthMark
+	v := answer()
+	delete(g.open, key)
+	if v || g.lowest >= depth {
+		g.memo[key] = v
+	}
+	g.lowest = min(outer, g.lowest)
+	return v
 }
 
 // maybeGPU says whether n may be, or hold, a CUDA tensor.
@@ -132,19 +170,15 @@ func (g *gpuTyper) callMaybeGPU(pf *parsedFile, call *sitter.Node) bool {
 
 // returnsMaybeGPU answers for what a program function returns.
 func (g *gpuTyper) returnsMaybeGPU(def programDef) bool {
-	key := "return:" + def.file.path + ":" + itoa(int(def.node.StartByte()))
-	if g.visited[key] {
-		return false
-	}
-	g.visited[key] = true
-	defer delete(g.visited, key)
-	found := false
-	walkOwn(def.node, func(n *sitter.Node) {
-		if !found && n.Kind() == "return_statement" && n.NamedChildCount() > 0 && g.maybeGPU(def.file, n.NamedChild(0)) {
-			found = true
-		}
+	return g.keyed("return:"+def.file.path+":"+itoa(int(def.node.StartByte())), func() bool {
+		found := false
+		walkOwn(def.node, func(n *sitter.Node) {
+			if !found && n.Kind() == "return_statement" && n.NamedChildCount() > 0 && g.maybeGPU(def.file, n.NamedChild(0)) {
+				found = true
+			}
+		})
+		return found
 	})
-	return found
 }
 
 // nameMaybeGPU answers for a variable: every value bound to it in its scope
@@ -167,23 +201,15 @@ func (g *gpuTyper) nameMaybeGPU(pf *parsedFile, id *sitter.Node) bool {
 		}
 		return true // a global of another file, a builtin
 	}
-	key := pf.path + ":" + itoa(int(scope.StartByte())) + ":" + name
-	if g.visited[key] {
-		return false
-	}
-	g.visited[key] = true
-	defer delete(g.visited, key)
-	gpu := false
-	g.bindings(pf, scope, name, func(value *sitter.Node, loop bool) {
-		if gpu {
-			return
-		}
-		if loop && isRangeLike(pf, value) {
-			return
-		}
-		gpu = value == nil || g.maybeGPU(pf, value)
+	return g.keyed("name:"+pf.path+":"+itoa(int(scope.StartByte()))+":"+name, func() bool {
+		gpu := false
+		g.bindings(pf, scope, name, func(value *sitter.Node, loop bool) {
+			if !gpu && !(loop && isRangeLike(pf, value)) {
+				gpu = value == nil || g.maybeGPU(pf, value)
+			}
+		})
+		return gpu
 	})
-	return gpu
 }
 
 // isModule says whether n names an imported module (torch, math, np).

@@ -37,6 +37,10 @@ func TestProgramReadsAgree(t *testing.T) {
 			"vals = []\nfor i in tqdm.trange(3):\n    vals.append(x.sum().item())\nprint(vals)\n"}, 4, ""},
 		{"a local module that is missing is not read", map[string]string{"prog.py": "import torch\nfrom helpers import show\n" +
 			"x = torch.randn(4, device='cuda')\nvals = []\nfor i in range(3):\n    vals.append(x.sum().item())\nshow(vals)\n"}, 4, ""},
+		{"a program that starts other programs", map[string]string{"prog.py": "import torch, os\nx = torch.randn(4, device='cuda')\n" +
+			"vals = []\nfor i in range(3):\n    vals.append(x.sum().item())\nos.system('python3 other.py')\nprint(vals)\n"}, 4, ""},
+		{"a program that starts other programs through subprocess", map[string]string{"prog.py": "import torch, subprocess\nx = torch.randn(4, device='cuda')\n" +
+			"vals = []\nfor i in range(3):\n    vals.append(x.sum().item())\nsubprocess.run(['python3', 'other.py'])\nprint(vals)\n"}, 4, ""},
 		{"a program without torch", map[string]string{"prog.py": "import cupy\nx = cupy.ones(4)\nprint(float(x.sum()))\n"}, 4, ""},
 		{"a copy only kept", map[string]string{"prog.py": "import torch\nx = torch.randn(64, device='cuda')\n" +
 			"kept = []\nfor i in range(3):\n    kept.append((x * i).cpu())\nprint(len(kept))\n"}, 256, "false/device-to-host-copy"},

@@ -86,7 +86,7 @@ type placeFinder struct {
 
 // findPlaces lists every place of the program that can read back.
 func findPlaces(p *programTrees) []readPlace {
-	f := &placeFinder{prog: p, types: &gpuTyper{prog: p, visited: map[string]bool{}}}
+	f := &placeFinder{prog: p, types: newGPUTyper(p)}
 	for _, pf := range p.files {
 		walkAll(pf.root, func(n *sitter.Node) {
 			if len(f.places) <= maxPlaces {
@@ -238,6 +238,9 @@ func (f *placeFinder) call(pf *parsedFile, call *sitter.Node) {
 		f.add(pf, call, placeOp, DepTrue, CatDynamicShape, "calls where(cond), which reads back its count")
 	case name == "clip_grad_norm_" && strings.Contains(pf.text(args), "error_if_nonfinite=True"):
 		f.add(pf, call, placeOp, DepTrue, CatControlFlow, "checks the norm is finite (error_if_nonfinite=True)")
+	case !method && (name == "exec" || name == "eval" || name == "__import__"),
+		method && moduleName(pf, obj) == "os" && (name == "system" || name == "popen" || strings.HasPrefix(name, "exec") || strings.HasPrefix(name, "spawn")):
+		f.opaque(pf, call, "runs code the reading does not see ("+name+")")
 	case opaqueOps[name] && f.argsMaybeGPU(pf, args):
 		f.opaque(pf, call, "hands a value that may be a CUDA tensor to "+name)
 	case method && f.types.isStdlibModule(pf, obj) && f.argsMaybeGPU(pf, args),

@@ -33,6 +33,7 @@ type parsedFile struct {
 	// fromLocal: names imported from one of the program's own modules
 	// (values or functions, not modules).
 	fromLocal map[string]bool
+	scopes    map[uint]*scopeIndex // by the scope's first byte (leanscope.go)
 }
 
 func (pf *parsedFile) text(n *sitter.Node) string { return n.Utf8Text(pf.src) }
@@ -187,7 +188,7 @@ func parseProgramFile(sf *sourceFile, file string) (*parsedFile, bool) {
 		return nil, false
 	}
 	pf := &parsedFile{path: sf.path, file: file, src: src, sf: sf, tree: tree, root: tree.RootNode(),
-		imports: map[string]string{}, fromLocal: map[string]bool{}}
+		imports: map[string]string{}, fromLocal: map[string]bool{}, scopes: map[uint]*scopeIndex{}}
 	if pf.root.HasError() {
 		return pf, false
 	}
@@ -256,12 +257,14 @@ func rootModule(m string) string {
 
 // stdlibModules are the modules of Python's standard library a training
 // script imports; their functions read no GPU value themselves (a tensor
-// handed to one is a place of its own, leanplaces.go).
+// handed to one is a place of its own, leanplaces.go). subprocess is not
+// one: a program it starts is another program, whose reads the trace
+// holds too.
 var stdlibModules = map[string]bool{"os": true, "sys": true, "time": true, "math": true, "random": true, "json": true,
 	"logging": true, "argparse": true, "collections": true, "itertools": true, "functools": true, "dataclasses": true,
 	"typing": true, "statistics": true, "contextlib": true, "pathlib": true, "re": true, "copy": true, "pickle": true,
 	"csv": true, "io": true, "datetime": true, "warnings": true, "enum": true, "abc": true, "operator": true,
 	"string": true, "textwrap": true, "traceback": true, "gc": true, "signal": true, "threading": true, "queue": true,
 	"heapq": true, "bisect": true, "numbers": true, "types": true, "inspect": true, "shutil": true, "tempfile": true,
-	"glob": true, "subprocess": true, "struct": true, "uuid": true, "hashlib": true, "platform": true, "pprint": true,
+	"glob": true, "struct": true, "uuid": true, "hashlib": true, "platform": true, "pprint": true,
 	"timeit": true, "atexit": true, "weakref": true, "decimal": true, "fractions": true}

@@ -77,22 +77,107 @@ func bindingScope(pf *parsedFile, id *sitter.Node, name string) *sitter.Node {
 // scopeBinds says whether a scope's own statements bind name; a global or
 // nonlocal declaration of it counts as not bound here.
 func scopeBinds(pf *parsedFile, scope *sitter.Node, name string) bool {
-	binds, declared := false, false
+	ix := pf.scopeIndex(scope)
+	return ix.binds[name] && !ix.declared[name]
+}
+
+// binding is one value bound to a name (nil: not known); loop marks a
+// loop's iterable.
+type binding struct {
+	value *sitter.Node
+	loop  bool
+}
+
+// scopeIndex is what one scope's own statements bind, built once.
+type scopeIndex struct {
+	binds    map[string]bool      // names bound here (assigned, looped over, defined)
+	declared map[string]bool      // names declared global or nonlocal here
+	values   map[string][]binding // the values bound to each name, stores into it included
+}
+
+// scopeIndex returns the index of a scope of the file, built on first use.
+func (pf *parsedFile) scopeIndex(scope *sitter.Node) *scopeIndex {
+	if ix := pf.scopes[scope.StartByte()]; ix != nil {
+		return ix
+	}
+	ix := &scopeIndex{binds: map[string]bool{}, declared: map[string]bool{}, values: map[string][]binding{}}
+	add := func(target *sitter.Node, value *sitter.Node, loop, bound bool) {
+		for _, name := range namesIn(pf, target) {
+			if bound {
+				ix.binds[name] = true
+			}
+			ix.values[name] = append(ix.values[name], binding{value, loop})
+		}
+	}
 	walkOwn(scope, func(n *sitter.Node) {
 		switch n.Kind() {
 		case "global_statement", "nonlocal_statement":
-			declared = declared || mentionsName(pf, n, name)
-		case "assignment", "augmented_assignment", "for_statement", "for_in_clause", "named_expression", "as_pattern":
-			if t := targetOf(n); t != nil && mentionsName(pf, t, name) {
-				binds = true
+			for _, name := range namesIn(pf, n) {
+				ix.declared[name] = true
+			}
+		case "assignment", "augmented_assignment":
+			left, right := n.ChildByFieldName("left"), n.ChildByFieldName("right")
+			if left != nil && left.Kind() == "subscript" {
+				add(left.ChildByFieldName("value"), right, false, false) // name[k] = v
+				return
+			}
+			add(left, right, false, true)
+		case "named_expression":
+			add(n.ChildByFieldName("name"), n.ChildByFieldName("value"), false, true)
+		case "for_statement", "for_in_clause":
+			left, iter := n.ChildByFieldName("left"), n.ChildByFieldName("right")
+			if en, ok := enumerated(pf, iter); ok {
+				if first := firstTarget(left); first != nil {
+					ix.binds[pf.text(first)] = true // enumerate's count: a Python int
+					for _, name := range namesIn(pf, left) {
+						if name != pf.text(first) {
+							ix.binds[name] = true
+							ix.values[name] = append(ix.values[name], binding{en, true})
+						}
+					}
+					return
+				}
+				iter = en
+			}
+			add(left, iter, true, true)
+		case "with_item", "as_pattern":
+			if alias := n.ChildByFieldName("alias"); alias != nil {
+				add(alias, n.NamedChild(0), false, n.Kind() == "as_pattern")
 			}
 		case "function_definition", "class_definition":
-			if nm := n.ChildByFieldName("name"); nm != nil && pf.text(nm) == name {
-				binds = true
+			if nm := n.ChildByFieldName("name"); nm != nil {
+				ix.binds[pf.text(nm)] = true
+			}
+		case "call":
+			fnode := n.ChildByFieldName("function")
+			if m, method := callNameOf(pf, fnode); method && mutators[m] {
+				if obj := fnode.ChildByFieldName("object"); obj != nil && obj.Kind() == "identifier" {
+					add(obj, n.ChildByFieldName("arguments"), false, false)
+				}
 			}
 		}
 	})
-	return binds && !declared
+	pf.scopes[scope.StartByte()] = ix
+	return ix
+}
+
+// namesIn lists the plain names under n (not an attribute's or a
+// subscript's inside).
+func namesIn(pf *parsedFile, n *sitter.Node) []string {
+	if n == nil {
+		return nil
+	}
+	switch n.Kind() {
+	case "identifier":
+		return []string{pf.text(n)}
+	case "attribute", "subscript":
+		return nil
+	}
+	var out []string
+	for i := uint(0); i < n.NamedChildCount(); i++ {
+		out = append(out, namesIn(pf, n.NamedChild(i))...)
+	}
+	return out
 }
 
 // targetOf is the bound side of a binding statement.
@@ -131,46 +216,9 @@ func mentionsName(pf *parsedFile, n *sitter.Node, name string) bool {
 // loop (loop set), a with-statement's expression, and what is appended,
 // inserted or stored into it. A nil value is one not known.
 func (g *gpuTyper) bindings(pf *parsedFile, scope *sitter.Node, name string, fn func(value *sitter.Node, loop bool)) {
-	walkOwn(scope, func(n *sitter.Node) {
-		switch n.Kind() {
-		case "assignment", "augmented_assignment":
-			left := n.ChildByFieldName("left")
-			switch {
-			case left != nil && left.Kind() == "subscript" && mentionsName(pf, left.ChildByFieldName("value"), name):
-				fn(n.ChildByFieldName("right"), false) // name[k] = v
-			case mentionsName(pf, left, name):
-				fn(n.ChildByFieldName("right"), false)
-			}
-		case "named_expression":
-			if mentionsName(pf, n.ChildByFieldName("name"), name) {
-				fn(n.ChildByFieldName("value"), false)
-			}
-		case "for_statement", "for_in_clause":
-			left := n.ChildByFieldName("left")
-			if !mentionsName(pf, left, name) {
-				return
-			}
-			iter := n.ChildByFieldName("right")
-			if en, ok := enumerated(pf, iter); ok {
-				if first := firstTarget(left); first != nil && pf.text(first) == name {
-					return // enumerate's count
-				}
-				iter = en
-			}
-			fn(iter, true)
-		case "with_item", "as_pattern":
-			if alias := n.ChildByFieldName("alias"); alias != nil && mentionsName(pf, alias, name) {
-				fn(n.NamedChild(0), false)
-			}
-		case "call":
-			fnode := n.ChildByFieldName("function")
-			m, method := callNameOf(pf, fnode)
-			if method && mutators[m] && mentionsName(pf, fnode.ChildByFieldName("object"), name) &&
-				fnode.ChildByFieldName("object").Kind() == "identifier" {
-				fn(n.ChildByFieldName("arguments"), false)
-			}
-		}
-	})
+	for _, b := range pf.scopeIndex(scope).values[name] {
+		fn(b.value, b.loop)
+	}
 }
 
 // mutators store their arguments into the object they are called on.

@@ -49,10 +49,7 @@ func useVerdict(use Use, kind placeKind) (Dependency, string) {
 // agree).
 func (f *placeFinder) useOf(pf *parsedFile, n *sitter.Node, rd pyRead, depth int) (Use, bool) {
 	line := int(n.StartPosition().Row) + 1
-	o, parsed := pf.sf.pyUse(line, rd)
-	if !parsed {
-		return UseNone, false
-	}
+	o := pf.sf.pyUseOn(pf.src, pf.root, line, rd)
 	if !o.returned {
 		return o.use, o.use != UseNone
 	}
@@ -62,25 +59,22 @@ func (f *placeFinder) useOf(pf *parsedFile, n *sitter.Node, rd pyRead, depth int
 	}
 	name := pf.text(def.ChildByFieldName("name"))
 	use, found := UseNone, false
-	for _, cf := range f.prog.files {
-		ok := true
-		walkAll(cf.root, func(c *sitter.Node) {
-			if !ok || c.Kind() != "call" {
-				return
-			}
-			if cn, _ := callNameOf(cf, c.ChildByFieldName("function")); cn != name {
-				return
-			}
-			u, uok := f.useOf(cf, c, pyRead{kind: readCall, fn: name}, depth+1)
-			if !uok || found && u != use {
-				ok = false
-				return
-			}
-			use, found = u, true
-		})
-		if !ok {
+	for _, ref := range f.types.identifiers(name) {
+		c, cf := ref.node.Parent(), ref.file
+		if c != nil && c.Kind() == "attribute" {
+			c = c.Parent()
+		}
+		if c == nil || c.Kind() != "call" {
+			continue
+		}
+		if cn, _ := callNameOf(cf, c.ChildByFieldName("function")); cn != name {
+			continue
+		}
+		u, ok := f.useOf(cf, c, pyRead{kind: readCall, fn: name}, depth+1)
+		if !ok || found && u != use {
 			return UseNone, false
 		}
+		use, found = u, true
 	}
 	return use, found
 }

@@ -65,13 +65,19 @@ func pyUse(src []byte, line int, rd pyRead) (out pyOutcome, parsed bool) {
 	if root.HasError() {
 		return out, false
 	}
+	return pyUseOn(src, root, line, rd), true
+}
+
+// pyUseOn is pyUse on a file already parsed (root: its module, without
+// errors).
+func pyUseOn(src []byte, root *sitter.Node, line int, rd pyRead) (out pyOutcome) {
 	a := &pyAnalysis{src: src, root: root, row: uint(line - 1), tainted: map[string]bool{}}
 	reads := a.findReads(root, rd)
 	if len(reads) == 0 {
 		if rd.kind == readTruth && a.testsOnRow(root) {
-			return pyOutcome{use: UseBranch}, true
+			return pyOutcome{use: UseBranch}
 		}
-		return out, true
+		return out
 	}
 	for i, r := range reads {
 		fl := a.follow(r, 0)
@@ -80,12 +86,12 @@ func pyUse(src []byte, line int, rd pyRead) (out pyOutcome, parsed bool) {
 			o.use = UseNone // only cycles back: nothing seen
 		}
 		if i > 0 && (o.use != out.use || o.returned != out.returned) {
-			return pyOutcome{}, true // reads on the line disagree: which one synced is not known
+			return pyOutcome{} // reads on the line disagree: which one synced is not known
 		}
 		out.use, out.returned = o.use, o.returned
 		out.lines = appendLines(out.lines, o.lines, line)
 	}
-	return out, true
+	return out
 }
 
 // pyAnalysis holds one query's state.

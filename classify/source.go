@@ -1,6 +1,10 @@
 package classify
 
-import "strings"
+import (
+	"strings"
+
+	sitter "github.com/tree-sitter/go-tree-sitter"
+)
 
 // maxStatementLines bounds how far a statement is followed across lines.
 const maxStatementLines = 20
@@ -44,6 +48,21 @@ func (f *sourceFile) pyUse(line int, rd pyRead) (pyOutcome, bool) {
 	}
 	f.py[k] = pyCached{out, parsed}
 	return out, parsed
+}
+
+// pyUseOn is pyUse on this file already parsed (root, from src: its lines
+// joined), sharing pyUse's answers.
+func (f *sourceFile) pyUseOn(src []byte, root *sitter.Node, line int, rd pyRead) pyOutcome {
+	k := pyKey{line, rd}
+	if c, ok := f.py[k]; ok {
+		return c.out
+	}
+	out := pyUseOn(src, root, line, rd)
+	if f.py == nil {
+		f.py = map[pyKey]pyCached{}
+	}
+	f.py[k] = pyCached{out, true}
+	return out
 }
 
 // newSourceReader returns a reader of the places o names for the export
