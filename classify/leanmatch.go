@@ -132,6 +132,39 @@ func (l *leanReads) decide(f *facts) (Verdict, bool) {
 		Basis: BasisLines, SourceFile: l.script, Fix: capitalize(strings.ReplaceAll(fixOf(fit[0]), "{site}", subject))}, true
 }
 
+// abstention says why the program's lines leave an eligible read of f
+// unknown, for its evidence; "" when there is no program to read.
+func (l *leanReads) abstention(f *facts) string {
+	if l == nil || !eligible(f) {
+		return ""
+	}
+	l.load()
+	if l.why != "" {
+		if l.script == "" && scriptPath(l.cmd) == "" {
+			return ""
+		}
+		return "the program's lines decide nothing: " + l.why
+	}
+	n := f.copy.Bytes
+	var first *readPlace
+	for i, p := range l.places {
+		switch {
+		case !p.fits(n):
+		case p.kind == placeOpaque:
+			return "the program's lines do not decide it: " + p.what
+		case first == nil:
+			first = &l.places[i]
+		case p.dep != first.dep || p.cat != first.cat:
+			return fmt.Sprintf("the program's places that can read %s back disagree: %s (%s/%s); %s (%s/%s)",
+				bytesWord(n), first.what, first.dep, first.cat, p.what, p.dep, p.cat)
+		}
+	}
+	if first == nil {
+		return fmt.Sprintf("no place of the program (%s) reads %s back: a library it calls may", displayFile(l.script), bytesWord(n))
+	}
+	return ""
+}
+
 // agreeing returns the program's places that can make a read of n bytes,
 // when there is at least one, none is opaque and all give one verdict.
 func (l *leanReads) agreeing(n int64) ([]readPlace, bool) {

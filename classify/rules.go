@@ -185,9 +185,14 @@ var Rules = []Rule{
 			"and synchronize on an event before the data is read."),
 
 	// --- aten ops and the ops just before (--pytorch=autograd-nvtx) -------
-	{Name: "formatting a 0-d tensor", Printing: true, When: formatsScalar, WhenDoc: "aten::item right after aten::detach (Tensor.__format__ does self.detach().item())",
-		Dependency: DepFalse, Category: CatLogging, Confidence: 0.6, Subject: "this f-string or print",
-		Fix: "{site} formats a 0-d CUDA tensor (`f\"{t:.4f}\"` calls `t.detach().item()`). Log a value kept on the GPU once every N steps."},
+	// Tensor.__format__ reads self.detach().item(); so does a program
+	// that detaches a value and reads it to test it (held-out round 6:
+	// `"%.3f" % loss.detach()` compared with the last line, `t.detach().item()`
+	// sizing a slice). The ops say a 0-d tensor was read, not what for.
+	{Name: "formatting a 0-d tensor", When: formatsScalar, WhenDoc: "aten::item right after aten::detach (Tensor.__format__ does self.detach().item(), and so may the program)",
+		Dependency: DepUnknown, Category: CatUnknown, Confidence: 0, Subject: "this f-string, print or read",
+		Fix: "{site} reads a 0-d CUDA tensor (`f\"{t:.4f}\"` and `\"%.3f\" % t` call `t.detach().item()`, and so may the program). " +
+			"If the value is only shown, log a value kept on the GPU once every N steps; if it decides what the program does next, decide on the GPU or check less often."},
 	{Name: "tensor printing (aten ops)", Printing: true, When: printingOpens, WhenDoc: "aten::masked_select after aten::isfinite, aten::ne and aten::__and__ (torch/_tensor_str.py's _Formatter)",
 		Dependency: DepFalse, Category: CatLogging, Confidence: 0.7, Subject: "this sync",
 		Fix: "{site} is torch printing a CUDA tensor (`print(t)`, `str(t)`): it reads the tensor back with several syncs. " +

@@ -180,8 +180,12 @@ func TestClassifierScore(t *testing.T) {
 		// without a use of its data (the labelled set's
 		// `torch.split(x, counts.tolist())` is a true dependency that the
 		// copy rules called false): `y.cpu()` and `y.tolist()` here are
-		// now unknown.
-		{"autograd NVTX", []string{"syncs_autograd", "patterns_autograd"}, withSource, nil, 0.82},
+		// now unknown. 74.4% since "formatting a 0-d tensor" (aten::item
+		// right after aten::detach) no longer decides false: a program
+		// detaching a value to test it looks the same (held-out round 6
+		// found two true dependencies so called false); these programs
+		// read in every way, so the program matcher leaves them unknown.
+		{"autograd NVTX", []string{"syncs_autograd", "patterns_autograd"}, withSource, nil, 0.74},
 		{"lean", []string{"syncs_lean", "patterns_lean", "multiproc_lean"}, withSource, nil, 0},
 	}
 	t.Logf("| evidence | fixture | sites | right | unknown | wrong | false where truth is true | syncs right | syncs unknown |")

@@ -255,6 +255,8 @@ func classifySync(f *facts) (Verdict, *Rule) {
 	if v.Dependency == DepUnknown {
 		if lv, ok := f.lean.decide(f); ok {
 			v = lv
+		} else if why := f.lean.abstention(f); why != "" {
+			v.Evidence = append(v.Evidence, why)
 		}
 	}
 	if f.sampled != nil { // the site's sampled call path, after what decided
