@@ -106,7 +106,7 @@ func loadProgram(src *sourceReader, cmd []string) (p *programTrees, why string) 
 		sf := src.file(file, 1)
 		if sf == nil && file == script {
 			p.close()
-			return nil, "the program's script " + shortFile(script) + " was not found"
+			return nil, "the program's script " + shortFile(script) + " was not found (run nsyssync from its directory, or pass --source-root)"
 		}
 		if sf == nil {
 			continue // a module of the program's directory that is not there: imported from elsewhere

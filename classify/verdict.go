@@ -80,8 +80,11 @@ func (o Options) Verdicts(t *trace.Trace) []Verdict {
 // name the sites).
 func (o Options) verdicts(t *trace.Trace, nm *names, sampledOf *sampledSites) (ids, keyIDs []int32, table []Verdict) {
 	src := newSourceReader(o, t.Path)
-	lean := newLeanReads(src, t.Hints.Command)
 	d := o.dialect(t)
+	var lean *leanReads // the program matcher reads PyTorch programs only (leanmatch.go)
+	if d == dTorch {
+		lean = newLeanReads(src, t.Hints.Command)
+	}
 	type decided struct {
 		id       int32
 		printing bool
