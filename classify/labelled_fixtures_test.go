@@ -81,6 +81,7 @@ var heldOutRounds = []heldOutRound{
 	{"ho4_", []string{"lean", "backtrace"}},
 	{"ho5_", []string{"lean", "autograd"}},
 	{"ho6_", []string{"lean", "autograd"}},
+	{"ho7_", []string{"lean", "autograd"}},
 }
 
 // heldOutModes are the capture modes of a held-out program; nil for the
@@ -113,7 +114,7 @@ func labelledPrograms(t *testing.T, prefix string) []string {
 		}
 	}
 	sort.Strings(out)
-	if want := map[string]int{"": 32, "ho_": 10, "ho2_": 9, "ho3_": 8, "ho4_": 6, "ho5_": 10, "ho6_": 10}[prefix]; len(out) < want {
+	if want := map[string]int{"": 32, "ho_": 10, "ho2_": 9, "ho3_": 8, "ho4_": 6, "ho5_": 10, "ho6_": 10, "ho7_": 10}[prefix]; len(out) < want {
 		t.Fatalf("%d labelled programs (prefix %q), want at least %d", len(out), prefix, want)
 	}
 	return out

@@ -123,7 +123,12 @@ func (g *gpuTyper) maybeGPU(pf *parsedFile, n *sitter.Node) bool {
 		return g.maybeGPU(pf, n.ChildByFieldName("value"))
 	case "conditional_expression":
 		return g.maybeGPU(pf, n.NamedChild(0)) || g.maybeGPU(pf, n.NamedChild(2))
-	case "list", "tuple", "set", "dictionary", "parenthesized_expression", "binary_operator", "unary_operator", "argument_list",
+	case "binary_operator":
+		if left := n.ChildByFieldName("left"); left != nil && (left.Kind() == "string" || left.Kind() == "concatenated_string") {
+			return false // "..." % x and "..." + s are strings
+		}
+		return g.maybeGPU(pf, n.ChildByFieldName("left")) || g.maybeGPU(pf, n.ChildByFieldName("right"))
+	case "list", "tuple", "set", "dictionary", "parenthesized_expression", "unary_operator", "argument_list",
 		"boolean_operator", "comparison_operator", "not_operator", "expression_list", "list_splat", "dictionary_splat":
 		for i := uint(0); i < n.NamedChildCount(); i++ {
 			if g.maybeGPU(pf, n.NamedChild(i)) {

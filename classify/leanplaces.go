@@ -133,7 +133,7 @@ func (f *placeFinder) visit(pf *parsedFile, n *sitter.Node) {
 		f.tested(pf, n.ChildByFieldName("argument"))
 	case "binary_operator":
 		if left := n.ChildByFieldName("left"); left != nil && left.Kind() == "string" && f.gpu(pf, n.ChildByFieldName("right")) {
-			f.formatted(pf, n, "formats a value that may be a CUDA tensor with %", pyRead{kind: -1})
+			f.formatted(pf, n, "formats a value that may be a CUDA tensor with %", pyRead{kind: readPercent})
 		}
 	case "subscript":
 		f.subscript(pf, n)

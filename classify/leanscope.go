@@ -13,20 +13,7 @@ func itoa(n int) string { return strconv.Itoa(n) }
 
 // callNameOf returns a call's function name (the attribute for a method)
 // and whether it is a method.
-func callNameOf(pf *parsedFile, fn *sitter.Node) (string, bool) {
-	if fn == nil {
-		return "", false
-	}
-	switch fn.Kind() {
-	case "identifier":
-		return pf.text(fn), false
-	case "attribute":
-		if at := fn.ChildByFieldName("attribute"); at != nil {
-			return pf.text(at), true
-		}
-	}
-	return "", false
-}
+func callNameOf(pf *parsedFile, fn *sitter.Node) (string, bool) { return callNameBy(fn, pf.text) }
 
 // walkOwn calls fn on every node of a scope that is not inside a nested
 // function, class or lambda (their variables are their own).

@@ -97,10 +97,12 @@ func (f *placeFinder) formatted(pf *parsedFile, n *sitter.Node, what string, rd 
 		f.add(pf, n, placeShown, DepFalse, CatLogging, what+" for display")
 		return
 	}
-	if rd.kind == readFormat {
-		if use, ok := f.useOf(pf, n, rd, 0); ok && (use == UseLog || use == UseLater) {
-			f.add(pf, n, placeShown, DepFalse, CatLogging, what+", only logged or kept")
-			return
+	if rd.kind == readFormat || rd.kind == readPercent {
+		if use, ok := f.useOf(pf, n, rd, 0); ok {
+			if dep, cat := useVerdict(use, placeShown); dep != DepUnknown {
+				f.add(pf, n, placeShown, dep, cat, what+" "+useWords[use])
+				return
+			}
 		}
 	}
 	f.opaque(pf, n, what+"; the string's use is not followed")

@@ -120,6 +120,15 @@ func (a *pyAnalysis) follow(v *sitter.Node, depth int) flow {
 			return merge(a.taint(p, a.text(name), false, depth), a.follow(p, depth))
 		case "return_statement":
 			return flow{returned: true}
+		case "lambda":
+			// a key function: what it returns is compared, and the call's
+			// result (min, max, sorted) carries the value on
+			kw := p.Parent()
+			if !sameNode(p.ChildByFieldName("body"), v) || kw == nil || kw.Kind() != "keyword_argument" ||
+				kw.ChildByFieldName("name") == nil || a.text(kw.ChildByFieldName("name")) != "key" {
+				return flow{}
+			}
+			v = p
 		default:
 			return flow{}
 		}

@@ -33,6 +33,7 @@ const (
 	readFormat                 // f"{t:.3f}", format(t, ...) (Tensor.__format__)
 	readCall                   // a call of the function fn, which returned the value
 	readCopy                   // t.cpu(), t.to("cpu"), t.numpy(): a copy to the host
+	readPercent                // "%.3f" % t (Tensor.__format__, through str's % operator)
 )
 
 // pyRead names the read to look for on a line.
@@ -144,6 +145,9 @@ func (a *pyAnalysis) isRead(n *sitter.Node, rd pyRead) bool {
 	switch n.Kind() {
 	case "string":
 		return rd.kind == readFormat && hasChildKind(n, "interpolation")
+	case "binary_operator":
+		left, op := n.ChildByFieldName("left"), n.ChildByFieldName("operator")
+		return rd.kind == readPercent && left != nil && left.Kind() == "string" && op != nil && a.text(op) == "%"
 	case "call":
 	default:
 		return false
@@ -177,13 +181,19 @@ func (a *pyAnalysis) isRead(n *sitter.Node, rd pyRead) bool {
 
 // callName returns a call's function name (the attribute for a method) and
 // whether it is a method.
-func (a *pyAnalysis) callName(fn *sitter.Node) (string, bool) {
+func (a *pyAnalysis) callName(fn *sitter.Node) (string, bool) { return callNameBy(fn, a.text) }
+
+// callNameBy is callName with the source text read by text.
+func callNameBy(fn *sitter.Node, text func(*sitter.Node) string) (string, bool) {
+	if fn == nil {
+		return "", false
+	}
 	switch fn.Kind() {
 	case "identifier":
-		return a.text(fn), false
+		return text(fn), false
 	case "attribute":
 		if at := fn.ChildByFieldName("attribute"); at != nil {
-			return a.text(at), true
+			return text(at), true
 		}
 	}
 	return "", false
