@@ -31,7 +31,9 @@ var labelledModes = []string{"lean", "default", "autograd", "backtrace"}
 // other program × mode without its fixture fails the test. (The three
 // library captures of nsys's default mode came in once trim.sh --keep-osrt
 // dropped the CPU samples and OS-runtime callchains nsyssync does not read.)
-var notCommitted = map[string]string{}
+var notCommitted = map[string]string{
+	"ho7_percent_ckpt_tag.autograd": "its nsys profile failed in round 7's one capture call (\"Connection reset by peer\", no report); not retried for want of device time",
+}
 
 // labelledTruth is what the scoring reads of NAME.MODE.truth.json.
 type labelledTruth struct {
@@ -73,7 +75,9 @@ type heldOutRound struct {
 // autograd NVTX (its nsys-defaults captures, 3.5 MB, scored once: see
 // docs/classifier.md); round 6 (ho6_, written against the description of
 // the program matcher, five of them traps for it) lean and with autograd
-// NVTX (its default captures likewise scored once).
+// NVTX (its default captures likewise scored once); round 7 (ho7_,
+// ordinary code with '%' formatting and key functions in new roles) the
+// same.
 var heldOutRounds = []heldOutRound{
 	{"ho_", []string{"lean", "default"}},
 	{"ho2_", labelledModes},

@@ -66,9 +66,9 @@ func TestLabelledHeldOutRound3(t *testing.T) {
 	found := Options{FindSources: true}
 	scoreRuns(t, "held out (round 3), ", labelledPrograms(t, "ho3_"), []labelledRun{
 		{"lean", "lean", Options{}, 0.500, 0},
-		{"lean, program found without flags", "lean", found, 0.875, 0.750},
+		{"lean, program found without flags", "lean", found, 0.937, 0.875},
 		{"autograd NVTX", "autograd", Options{}, 0.500, 0},
-		{"autograd NVTX, program found without flags", "autograd", found, 0.875, 0.750},
+		{"autograd NVTX, program found without flags", "autograd", found, 0.937, 0.875},
 		{"backtraces, no source", "backtrace", Options{}, 0.500, 0},
 		{"backtraces, source found without flags", "backtrace", found, 0.937, 0.875},
 	})
@@ -128,8 +128,29 @@ func TestLabelledHeldOutRound6(t *testing.T) {
 	found := Options{FindSources: true}
 	scoreRuns(t, "held out (round 6), ", labelledPrograms(t, "ho6_"), []labelledRun{
 		{"lean", "lean", Options{}, 0.500, 0},
-		{"lean, program found without flags", "lean", found, 0.550, 0.153},
+		{"lean, program found without flags", "lean", found, 0.650, 0.307},
 		{"autograd NVTX", "autograd", Options{}, 0.500, 0},
-		{"autograd NVTX, program found without flags", "autograd", found, 0.550, 0.153},
+		{"autograd NVTX, program found without flags", "autograd", found, 0.650, 0.307},
+	})
+}
+
+// TestLabelledHeldOutRound7 scores the seventh held-out round
+// (programs/ho7_*.py and _ho7_*.py): ten programs written and labelled by
+// a helper who did not read the classifier, asked for ordinary training
+// and evaluation code that includes '%' formatting and key functions in
+// new roles (round 6 led to following both), committed (c6d4d5b) before
+// any capture and before the matcher ran on them, captured lean and with
+// autograd NVTX. As first scored 65.0% lean with the program; the floors
+// are the scores after an empty slice (`x[:, 0]`) stopped counting as a
+// bound that may be a tensor (docs/classifier.md has both).
+func TestLabelledHeldOutRound7(t *testing.T) {
+	t.Chdir("..")
+	t.Logf("held out, round 7 (written after round 6's fixes)")
+	found := Options{FindSources: true}
+	scoreRuns(t, "held out (round 7), ", labelledPrograms(t, "ho7_"), []labelledRun{
+		{"lean", "lean", Options{}, 0.500, 0},
+		{"lean, program found without flags", "lean", found, 0.800, 0.450},
+		{"autograd NVTX", "autograd", Options{}, 0.555, 0.052},
+		{"autograd NVTX, program found without flags", "autograd", found, 0.833, 0.473},
 	})
 }

@@ -128,7 +128,7 @@ func (g *gpuTyper) maybeGPU(pf *parsedFile, n *sitter.Node) bool {
 			return false // "..." % x and "..." + s are strings
 		}
 		return g.maybeGPU(pf, n.ChildByFieldName("left")) || g.maybeGPU(pf, n.ChildByFieldName("right"))
-	case "list", "tuple", "set", "dictionary", "parenthesized_expression", "unary_operator", "argument_list",
+	case "list", "tuple", "set", "dictionary", "parenthesized_expression", "unary_operator", "argument_list", "slice",
 		"boolean_operator", "comparison_operator", "not_operator", "expression_list", "list_splat", "dictionary_splat":
 		for i := uint(0); i < n.NamedChildCount(); i++ {
 			if g.maybeGPU(pf, n.NamedChild(i)) {

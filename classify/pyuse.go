@@ -25,15 +25,15 @@ var pyLanguage = sitter.NewLanguage(python.Language())
 type readKind int
 
 const (
-	readItem   readKind = iota // t.item()
-	readInt                    // int(t)
-	readFloat                  // float(t)
-	readTolist                 // t.tolist()
-	readTruth                  // bool(t), or t tested where it stands (if t:, min(a, b))
-	readFormat                 // f"{t:.3f}", format(t, ...) (Tensor.__format__)
-	readCall                   // a call of the function fn, which returned the value
-	readCopy                   // t.cpu(), t.to("cpu"), t.numpy(): a copy to the host
-	readPercent                // "%.3f" % t (Tensor.__format__, through str's % operator)
+	readItem    readKind = iota // t.item()
+	readInt                     // int(t)
+	readFloat                   // float(t)
+	readTolist                  // t.tolist()
+	readTruth                   // bool(t), or t tested where it stands (if t:, min(a, b))
+	readFormat                  // f"{t:.3f}", format(t, ...) (Tensor.__format__)
+	readCall                    // a call of the function fn, which returned the value
+	readCopy                    // t.cpu(), t.to("cpu"), t.numpy(): a copy to the host
+	readPercent                 // "%.3f" % t (Tensor.__format__, through str's % operator)
 )
 
 // pyRead names the read to look for on a line.
