@@ -22,12 +22,12 @@ const maxTypeWork = 200_000
 // pyScalarCalls return Python values whatever their arguments.
 var pyScalarCalls = map[string]bool{"len": true, "range": true, "int": true, "float": true, "str": true, "bool": true,
 	"repr": true, "format": true, "isinstance": true, "hasattr": true, "type": true, "id": true, "hash": true, "ord": true,
-	"chr": true, "enumerate": false, "callable": true, "open": true, "input": true, "print": true}
+	"chr": true, "callable": true, "open": true, "input": true, "print": true}
 
 // pyScalarMethods return Python values (or host data) whatever they are called on.
 var pyScalarMethods = map[string]bool{"item": true, "tolist": true, "numpy": true, "cpu": true, "size": true, "numel": true,
 	"dim": true, "element_size": true, "nelement": true, "data_ptr": true, "get_device": true, "is_contiguous": true,
-	"join": true, "format": true, "upper": true, "lower": true, "strip": true, "split": false, "startswith": true,
+	"join": true, "format": true, "upper": true, "lower": true, "strip": true, "startswith": true,
 	"endswith": true, "replace": true, "time": true, "perf_counter": true, "monotonic": true, "getenv": true}
 
 // pyScalarAttrs are tensor attributes that hold Python values.

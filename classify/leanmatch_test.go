@@ -41,6 +41,11 @@ func TestProgramReadsAgree(t *testing.T) {
 			"vals = []\nfor i in range(3):\n    vals.append(x.sum().item())\nos.system('python3 other.py')\nprint(vals)\n"}, 4, ""},
 		{"a program that starts other programs through subprocess", map[string]string{"prog.py": "import torch, subprocess\nx = torch.randn(4, device='cuda')\n" +
 			"vals = []\nfor i in range(3):\n    vals.append(x.sum().item())\nsubprocess.run(['python3', 'other.py'])\nprint(vals)\n"}, 4, ""},
+		{"LBFGS reads inside its step", map[string]string{"prog.py": "import torch\nw = torch.randn(4, device='cuda', requires_grad=True)\n" +
+			"opt = torch.optim.LBFGS([w])\nvals = []\ndef closure():\n    opt.zero_grad()\n    loss = (w ** 2).sum()\n    loss.backward()\n    return loss\n" +
+			"for i in range(3):\n    vals.append(opt.step(closure).item())\nprint(vals)\n"}, 4, ""},
+		{"linalg checks its results", map[string]string{"prog.py": "import torch\na = torch.randn(4, 4, device='cuda')\n" +
+			"vals = []\nfor i in range(3):\n    x = torch.linalg.solve(a, a)\n    vals.append(x.sum().item())\nprint(vals)\n"}, 4, ""},
 		{"a program without torch", map[string]string{"prog.py": "import cupy\nx = cupy.ones(4)\nprint(float(x.sum()))\n"}, 4, ""},
 		{"a copy only kept", map[string]string{"prog.py": "import torch\nx = torch.randn(64, device='cuda')\n" +
 			"kept = []\nfor i in range(3):\n    kept.append((x * i).cpu())\nprint(len(kept))\n"}, 256, "false/device-to-host-copy"},

@@ -66,8 +66,8 @@ var readingOps = map[string]readPlace{
 // opaqueOps read inside in ways the place does not say (an error check, a
 // length moved to the host, a size taken from the data).
 var opaqueOps = map[string]bool{"inverse": true, "cholesky": true, "pack_padded_sequence": true, "one_hot": true,
-	"coalesce": true, "multinomial": true, "is_nonzero": true, "searchsorted": false, "save": true, "tensor_split": true,
-	"split_with_sizes": true, "nonzero_static": false, "complex": true, "memoryview": true, "bytes": true, "array": true,
+	"coalesce": true, "multinomial": true, "is_nonzero": true, "save": true, "tensor_split": true,
+	"split_with_sizes": true, "complex": true, "memoryview": true, "bytes": true, "array": true,
 	"asarray": true, "from_dlpack": true, "to_dlpack": true, "copy_": true, "tensor": true, "as_tensor": true,
 	"Tensor": true, "set_": true}
 
@@ -238,6 +238,10 @@ func (f *placeFinder) call(pf *parsedFile, call *sitter.Node) {
 		f.add(pf, call, placeOp, DepTrue, CatDynamicShape, "calls where(cond), which reads back its count")
 	case name == "clip_grad_norm_" && strings.Contains(pf.text(args), "error_if_nonfinite=True"):
 		f.add(pf, call, placeOp, DepTrue, CatControlFlow, "checks the norm is finite (error_if_nonfinite=True)")
+	case name == "LBFGS" || insideNamespace(pf.text(fn), "linalg", "distributions"):
+		// LBFGS's step reads the loss and its tolerances; linalg checks
+		// its results for errors; distributions validate their arguments
+		f.opaque(pf, call, "calls "+pf.text(fn)+", which reads back inside")
 	case !method && (name == "exec" || name == "eval" || name == "__import__"),
 		method && moduleName(pf, obj) == "os" && (name == "system" || name == "popen" || strings.HasPrefix(name, "exec") || strings.HasPrefix(name, "spawn")):
 		f.opaque(pf, call, "runs code the reading does not see ("+name+")")
@@ -254,6 +258,17 @@ func (f *placeFinder) call(pf *parsedFile, call *sitter.Node) {
 		}
 		f.opaque(pf, call, "reads back in a way not followed ("+name+")")
 	}
+}
+
+// insideNamespace says whether a dotted function name goes through one of
+// the namespaces (torch.linalg.solve, dist.Normal from torch.distributions).
+func insideNamespace(dotted string, namespaces ...string) bool {
+	for _, ns := range namespaces {
+		if strings.Contains("."+dotted+".", "."+ns+".") {
+			return true
+		}
+	}
+	return false
 }
 
 // moduleName is the identifier at the root of an attribute chain.
