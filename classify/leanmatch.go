@@ -107,8 +107,8 @@ func (l *leanReads) decide(f *facts) (Verdict, bool) {
 		return Verdict{}, false
 	}
 	n := f.copy.Bytes
-	fit, ok := l.agreeing(n)
-	if !ok {
+	fit, why := l.agreeing(n)
+	if why != "" {
 		return Verdict{}, false
 	}
 	var shown []string
@@ -133,53 +133,39 @@ func (l *leanReads) decide(f *facts) (Verdict, bool) {
 }
 
 // abstention says why the program's lines leave an eligible read of f
-// unknown, for its evidence; "" when there is no program to read.
+// unknown, for its evidence; "" when the command line names no script.
 func (l *leanReads) abstention(f *facts) string {
-	if l == nil || !eligible(f) {
+	if l == nil || !eligible(f) || scriptPath(l.cmd) == "" {
 		return ""
 	}
-	l.load()
-	if l.why != "" {
-		if l.script == "" && scriptPath(l.cmd) == "" {
-			return ""
-		}
-		return "the program's lines decide nothing: " + l.why
-	}
-	n := f.copy.Bytes
-	var first *readPlace
-	for i, p := range l.places {
-		switch {
-		case !p.fits(n):
-		case p.kind == placeOpaque:
-			return "the program's lines do not decide it: " + p.what
-		case first == nil:
-			first = &l.places[i]
-		case p.dep != first.dep || p.cat != first.cat:
-			return fmt.Sprintf("the program's places that can read %s back disagree: %s (%s/%s); %s (%s/%s)",
-				bytesWord(n), first.what, first.dep, first.cat, p.what, p.dep, p.cat)
-		}
-	}
-	if first == nil {
-		return fmt.Sprintf("no place of the program (%s) reads %s back: a library it calls may", displayFile(l.script), bytesWord(n))
-	}
-	return ""
+	_, why := l.agreeing(f.copy.Bytes)
+	return why
 }
 
 // agreeing returns the program's places that can make a read of n bytes,
-// when there is at least one, none is opaque and all give one verdict.
-func (l *leanReads) agreeing(n int64) ([]readPlace, bool) {
+// when there is at least one, none is opaque and all give one verdict;
+// else why says why not.
+func (l *leanReads) agreeing(n int64) (fit []readPlace, why string) {
 	l.load()
-	var fit []readPlace
-	for _, p := range l.places {
-		if !p.fits(n) {
-			continue
-		}
-		if p.kind == placeOpaque || len(fit) > 0 && (p.dep != fit[0].dep || p.cat != fit[0].cat) {
-			return nil, false
-		}
-		fit = append(fit, p)
+	if l.why != "" {
+		return nil, "the program's lines decide nothing: " + l.why
 	}
-	return fit, len(fit) > 0
+	for _, p := range l.places {
+		switch {
+		case !p.fits(n):
+		case p.kind == placeOpaque:
+			return nil, "the program's lines do not decide it: " + p.what
+		case len(fit) > 0 && (p.dep != fit[0].dep || p.cat != fit[0].cat):
+			return nil, fmt.Sprintf("the program's places that can read %s back disagree: %s (%s/%s); %s (%s/%s)",
+				bytesWord(n), fit[0].what, fit[0].dep, fit[0].cat, p.what, p.dep, p.cat)
+		default:
+			fit = append(fit, p)
+		}
+	}
+	if len(fit) == 0 {
+		return nil, fmt.Sprintf("no place of the program (%s) reads %s back: a library it calls may", displayFile(l.script), bytesWord(n))
+	}
+	return fit, ""
 }
 
 // placeLines lists the places' file:line, at most maxPlaceEvidence.

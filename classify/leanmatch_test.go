@@ -69,13 +69,13 @@ func TestProgramReadsAgree(t *testing.T) {
 				}
 			}
 			l := newLeanReads(newSourceReader(Options{SourceRoot: dir}, ""), []string{"python3", "/elsewhere/proj/prog.py"})
-			fit, ok := l.agreeing(c.bytes)
+			fit, why := l.agreeing(c.bytes)
 			got := ""
-			if ok {
+			if why == "" {
 				got = string(fit[0].dep) + "/" + fit[0].cat
 			}
 			if got != c.want {
-				t.Errorf("verdict %q, want %q (why %q); places:", got, c.want, l.why)
+				t.Errorf("verdict %q, want %q (why %q); places:", got, c.want, why)
 				for _, p := range l.places {
 					t.Errorf("  %s/%s %s", p.dep, p.cat, p.what)
 				}
