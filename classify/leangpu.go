@@ -30,6 +30,10 @@ var pyScalarMethods = map[string]bool{"item": true, "tolist": true, "numpy": tru
 	"join": true, "format": true, "upper": true, "lower": true, "strip": true, "startswith": true,
 	"endswith": true, "replace": true, "time": true, "perf_counter": true, "monotonic": true, "getenv": true}
 
+// torchPyCalls are functions of torch's modules that return no tensor.
+var torchPyCalls = map[string]bool{"device": true, "finfo": true, "iinfo": true, "is_available": true,
+	"device_count": true, "current_device": true, "get_device_name": true, "get_default_dtype": true, "Size": true}
+
 // pyScalarAttrs are tensor attributes that hold Python values.
 var pyScalarAttrs = map[string]bool{"shape": true, "ndim": true, "dtype": true, "device": true, "is_cuda": true,
 	"requires_grad": true, "__name__": true, "__class__": true, "layout": true}
@@ -156,6 +160,8 @@ func (g *gpuTyper) callMaybeGPU(pf *parsedFile, call *sitter.Node) bool {
 		return g.maybeGPU(pf, fn.ChildByFieldName("object"))
 	case method && g.isStdlibModule(pf, fn.ChildByFieldName("object")):
 		return false // math.sqrt(x), time.time(), os.getenv(...): Python values
+	case method && torchPyCalls[name] && g.isModule(pf, fn.ChildByFieldName("object")):
+		return false // torch.device("cuda"), torch.finfo(t.dtype): not tensors
 	case method:
 		if cls := g.classOf(pf, fn.ChildByFieldName("object")); cls != nil {
 			if def := cls.method(name); def != nil {

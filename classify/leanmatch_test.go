@@ -21,6 +21,8 @@ func TestProgramReadsAgree(t *testing.T) {
 		{"logged item, printed total", map[string]string{"prog.py": "import torch\nfrom _c import data, measure\n" +
 			"def main():\n    x = data()\n    total = [0.0]\n    def step(i):\n        total[0] += (x * 2).sum().item()\n" +
 			"    measure(step)\n    print('total', total[0])\nmain()\n", "_c.py": common}, 4, "false/logging"},
+		{"a device object is no tensor", map[string]string{"prog.py": "import torch\ndev = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n" +
+			"x = torch.randn(4, device=dev)\nvals = []\nfor i in range(3):\n    y = torch.zeros(4, device=dev)\n    vals.append((x + y).sum().item())\nprint(vals)\n"}, 4, "false/logging"},
 		{"item decides a branch", map[string]string{"prog.py": "import torch\nx = torch.randn(4, device='cuda')\n" +
 			"for i in range(3):\n    if x.sum().item() > 1.0:\n        break\n"}, 4, "true/control-flow"},
 		{"item sizes a tensor", map[string]string{"prog.py": "import torch\nx = torch.randn(4, device='cuda')\n" +
