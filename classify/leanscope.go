@@ -167,17 +167,6 @@ func namesIn(pf *parsedFile, n *sitter.Node) []string {
 	return out
 }
 
-// targetOf is the bound side of a binding statement.
-func targetOf(n *sitter.Node) *sitter.Node {
-	switch n.Kind() {
-	case "named_expression":
-		return n.ChildByFieldName("name")
-	case "as_pattern":
-		return n.ChildByFieldName("alias")
-	}
-	return n.ChildByFieldName("left")
-}
-
 // mentionsName says whether an identifier named name occurs under n as a
 // plain name (not an attribute's or a subscript's inside).
 func mentionsName(pf *parsedFile, n *sitter.Node, name string) bool {
