@@ -116,9 +116,7 @@ func (ld frameLoader) attachPythonFrames(ctx context.Context, syncs []Sync, doma
 	var tid, start, dom sql.NullInt64
 	var jsonText sql.NullString
 	var blob []byte
-	type payload struct{ ids [][3]int64 }
-	found := map[int]payload{}
-	strIDs := map[int64]bool{}
+	found := map[int][][3]int64{}
 	_, err := ld.scanRows(ctx, "reading Python backtraces", q, []any{&tid, &start, &dom, &jsonText, &blob}, func() error {
 		if !pyDomainOf[domainKey{GlobalTid(tid.Int64).Process(), dom.Int64}] {
 			return nil
@@ -131,23 +129,28 @@ func (ld frameLoader) attachPythonFrames(ctx context.Context, syncs []Sync, doma
 		if _, done := found[i]; done {
 			return nil
 		}
-		var frames [][3]int64
-		if jsonText.Valid && jsonText.String != "" {
-			frames = decodeJSONFrames(jsonText.String)
-		} else if len(blob) > 0 {
-			frames = decodeBinaryFrames(blob)
-		}
+		frames := decodeFrames(jsonText, blob)
 		if len(frames) == 0 {
 			return nil
 		}
-		found[i] = payload{ids: frames}
-		for _, f := range frames {
-			strIDs[f[0]], strIDs[f[1]] = true, true
-		}
+		found[i] = frames
 		return nil
 	})
 	if err != nil {
 		return err
+	}
+	return ld.setPythonFrames(ctx, syncs, found, func(int, *syncDetail) { ev.PythonFrames = true })
+}
+
+// setPythonFrames resolves the string ids of the payload frames found per
+// sync (function, file, line) and sets them as the syncs' Python frames,
+// calling each with the sync's detail after.
+func (ld frameLoader) setPythonFrames(ctx context.Context, syncs []Sync, found map[int][][3]int64, each func(int, *syncDetail)) error {
+	strIDs := map[int64]bool{}
+	for _, frames := range found {
+		for _, f := range frames {
+			strIDs[f[0]], strIDs[f[1]] = true, true
+		}
 	}
 	strs, err := ld.lookupStrings(ctx, strIDs)
 	if err != nil {
@@ -158,13 +161,26 @@ func (ld frameLoader) attachPythonFrames(ctx context.Context, syncs []Sync, doma
 	for id, v := range strs {
 		strs[id] = html.UnescapeString(v)
 	}
-	for i, p := range found {
-		out := make([]PyFrame, len(p.ids))
-		for j, f := range p.ids {
+	for i, ids := range found {
+		out := make([]PyFrame, len(ids))
+		for j, f := range ids {
 			out[j] = PyFrame{Function: strs[f[0]], File: strs[f[1]], Line: f[2]}
 		}
-		syncs[i].ownDetail().python = out
-		ev.PythonFrames = true
+		d := syncs[i].ownDetail()
+		d.python = out
+		each(i, d)
+	}
+	return nil
+}
+
+// decodeFrames reads a Python stack payload: JSON (--include-json) when
+// there is one, else the binary blob (--include-blobs).
+func decodeFrames(jsonText sql.NullString, blob []byte) [][3]int64 {
+	if jsonText.Valid && jsonText.String != "" {
+		return decodeJSONFrames(jsonText.String)
+	}
+	if len(blob) > 0 {
+		return decodeBinaryFrames(blob)
 	}
 	return nil
 }

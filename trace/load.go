@@ -114,6 +114,9 @@ func (x *Export) Load(ctx context.Context, opt LoadOptions) (*Trace, error) {
 	if err := ld.frames.attachPythonFrames(ctx, syncs, domains, &t.Evidence); err != nil {
 		return nil, err
 	}
+	if err := ld.frames.attachPythonSamples(ctx, syncs, domains, &t.Evidence); err != nil {
+		return nil, err
+	}
 	if err := ld.samples.attachSamples(ctx, syncs, t); err != nil {
 		return nil, err
 	}

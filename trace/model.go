@@ -102,6 +102,12 @@ type Evidence struct {
 	// inside a sync of their thread, before the caps of Sync.Samples.
 	Samples        bool
 	SamplesInSyncs int64
+	// PythonSamples: the export holds Python periodic samples
+	// (--python-sampling=true); PythonSampledSyncs counts the syncs
+	// without a backtrace that a sample inside gave Python frames
+	// (Sync.PythonSampled).
+	PythonSamples      bool
+	PythonSampledSyncs int
 }
 
 // Stats counts what the reader scanned, for benchmarks and the doctor.

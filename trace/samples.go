@@ -64,6 +64,49 @@ type threadSyncs struct {
 	start, end []int64
 }
 
+// syncsByThread indexes the syncs that keep accepts (all when keep is
+// nil) by thread, each thread's by start.
+func syncsByThread(syncs []Sync, keep func(*Sync) bool) map[GlobalTid]*threadSyncs {
+	byThread := map[GlobalTid]*threadSyncs{}
+	for i := range syncs {
+		if keep != nil && !keep(&syncs[i]) {
+			continue
+		}
+		ts := byThread[syncs[i].GlobalTid]
+		if ts == nil {
+			ts = &threadSyncs{}
+			byThread[syncs[i].GlobalTid] = ts
+		}
+		ts.idx = append(ts.idx, int32(i))
+	}
+	for _, ts := range byThread {
+		byStart := func(a, b int32) int { return cmp.Compare(syncs[a].Start, syncs[b].Start) }
+		if !slices.IsSortedFunc(ts.idx, byStart) { // Load's syncs are in time order, nearly always
+			slices.SortStableFunc(ts.idx, byStart)
+		}
+		ts.start, ts.end = make([]int64, len(ts.idx)), make([]int64, len(ts.idx))
+		for k, i := range ts.idx {
+			ts.start[k], ts.end[k] = syncs[i].Start, syncs[i].End
+		}
+	}
+	return byThread
+}
+
+// containing returns the index in syncs of the sync of ts whose [Start,
+// End] holds at, or -1; hint is the position a previous call found (0 at
+// first), updated for the next call of a caller whose times rise.
+func (ts *threadSyncs) containing(at int64, hint *int) int {
+	k := seek(len(ts.start), *hint, func(j int) bool { return ts.start[j] > at }) - 1
+	if k < 0 {
+		return -1
+	}
+	*hint = k
+	if at > ts.end[k] {
+		return -1
+	}
+	return int(ts.idx[k])
+}
+
 // attachSamples gives each sync the stacks of the CPU samples that fell
 // inside it (Sync.Samples).
 //
@@ -84,25 +127,7 @@ func (ld sampleLoader) attachSamples(ctx context.Context, syncs []Sync, t *Trace
 		!s.HasColumn(tableSampleChains, "id") || !s.HasColumn(tableSampleChains, "symbol") || !s.HasColumn(tableSampleChains, "stackDepth") {
 		return nil
 	}
-	byThread := map[GlobalTid]*threadSyncs{}
-	for i := range syncs {
-		ts := byThread[syncs[i].GlobalTid]
-		if ts == nil {
-			ts = &threadSyncs{}
-			byThread[syncs[i].GlobalTid] = ts
-		}
-		ts.idx = append(ts.idx, int32(i))
-	}
-	for _, ts := range byThread {
-		byStart := func(a, b int32) int { return cmp.Compare(syncs[a].Start, syncs[b].Start) }
-		if !slices.IsSortedFunc(ts.idx, byStart) { // Load's syncs are in time order, nearly always
-			slices.SortStableFunc(ts.idx, byStart)
-		}
-		ts.start, ts.end = make([]int64, len(ts.idx)), make([]int64, len(ts.idx))
-		for k, i := range ts.idx {
-			ts.start[k], ts.end[k] = syncs[i].Start, syncs[i].End
-		}
-	}
+	byThread := syncsByThread(syncs, nil)
 	var mu sync.Mutex
 	parts := map[int]*[]sampleHit{}
 	scan := intScan{what: "reading CPU samples", table: tableSamples,
@@ -121,14 +146,8 @@ func (ld sampleLoader) attachSamples(ctx context.Context, syncs []Sync, t *Trace
 			if ts == nil {
 				return nil
 			}
-			at := v[2].Int64
-			k := seek(len(ts.start), hint, func(j int) bool { return ts.start[j] > at }) - 1
-			if k < 0 {
-				return nil
-			}
-			hint = k
-			if at <= ts.end[k] {
-				*hits = append(*hits, sampleHit{id: v[0].Int64, sync: ts.idx[k]})
+			if i := ts.containing(v[2].Int64, &hint); i >= 0 {
+				*hits = append(*hits, sampleHit{id: v[0].Int64, sync: int32(i)})
 			}
 			return nil
 		}

@@ -11,6 +11,7 @@ type syncDetail struct {
 	gpu       *gpuNeighbours
 	host      *hostAfter // the OS-runtime write after it (WroteAfter)
 	samples   [][]Frame  // stacks of the CPU samples inside it (Samples)
+	pySampled bool       // python came from a Python periodic sample inside it
 	// shared: the detail is shared by several syncs (only gpu is set);
 	// ownDetail and cloneDetail copy it before changing it.
 	shared bool

@@ -1,0 +1,105 @@
+package trace
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+)
+
+// PythonSamplingDomain is the NVTX domain of the marks nsys records with
+// --python-sampling=true: one mark a sampling period (1 ms by default) per
+// Python thread, with the thread's Python stack as its payload (the same
+// payload schema as PythonBacktraceDomain's).
+const PythonSamplingDomain = "Python Periodic Sampling"
+
+// PythonSampled tells whether the sync's Python frames come from a
+// periodic sample taken on its thread while it waited in the sync
+// (--python-sampling), not from a backtrace of its call.
+func (s *Sync) PythonSampled() bool { return s.detail != nil && s.detail.pySampled }
+
+// attachPythonSamples gives each sync without Python frames of its own
+// the stack of the first Python periodic sample taken on its thread inside
+// it ([Start, End]). While a thread waits in a CUDA call its Python stack
+// does not move, so a sample inside the wait names the line that made the
+// call as a backtrace would. Syncs shorter than the sampling period hold a
+// sample only now and then: they keep no frames.
+//
+// The marks' times are read first (a whole run at 1 kHz is millions of
+// marks); the payloads only of the samples kept, by rowid.
+func (ld frameLoader) attachPythonSamples(ctx context.Context, syncs []Sync, domains map[domainKey]string, ev *Evidence) error {
+	s := ld.Schema
+	var ids []int64
+	sampling := map[domainKey]bool{}
+	for k, name := range domains {
+		if name == PythonSamplingDomain {
+			ids = append(ids, k.id)
+			sampling[k] = true
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	byThread := syncsByThread(syncs, func(s *Sync) bool { return len(s.Python()) == 0 })
+	type hit struct{ rowid, at int64 }
+	first := map[int]*hit{}
+	q := fmt.Sprintf(`SELECT rowid, globalTid, start, domainId FROM %s WHERE eventType = %d AND domainId IN (%s)`,
+		s.Name(tableNVTX), nvtxMark, inList(ids))
+	v, dest := nullInts(4)
+	tid, hint := int64(-1), 0
+	var ts *threadSyncs
+	_, err := ld.scanRows(ctx, "reading Python samples", q, dest, func() error {
+		if !v[1].Valid || !v[2].Valid || !sampling[domainKey{GlobalTid(v[1].Int64).Process(), v[3].Int64}] {
+			return nil
+		}
+		ev.PythonSamples = true
+		if v[1].Int64 != tid {
+			tid, ts, hint = v[1].Int64, byThread[GlobalTid(v[1].Int64)], 0
+		}
+		if ts == nil {
+			return nil
+		}
+		i := ts.containing(v[2].Int64, &hint)
+		if i < 0 {
+			return nil
+		}
+		h := first[i]
+		if h == nil {
+			first[i] = &hit{rowid: v[0].Int64, at: v[2].Int64}
+			return nil
+		}
+		if v[2].Int64 < h.at {
+			h.rowid, h.at = v[0].Int64, v[2].Int64
+		}
+		return nil
+	})
+	if err != nil || len(first) == 0 {
+		return err
+	}
+	of := make(map[int64]int, len(first))
+	rowids := make([]int64, 0, len(first))
+	for i, h := range first {
+		of[h.rowid] = i
+		rowids = append(rowids, h.rowid)
+	}
+	found := map[int][][3]int64{}
+	var rowid sql.NullInt64
+	var jsonText sql.NullString
+	var blob []byte
+	for _, batch := range chunks(rowids, 500) {
+		q := fmt.Sprintf(`SELECT rowid, %s, %s FROM %s WHERE rowid IN (%s)`,
+			s.col(tableNVTX, "jsonText", "NULL"), s.col(tableNVTX, "binaryData", "NULL"), s.Name(tableNVTX), inList(batch))
+		_, err := ld.scanRows(ctx, "reading Python samples", q, []any{&rowid, &jsonText, &blob}, func() error {
+			if frames := decodeFrames(jsonText, blob); len(frames) > 0 {
+				found[of[rowid.Int64]] = frames
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return ld.setPythonFrames(ctx, syncs, found, func(_ int, d *syncDetail) {
+		d.pySampled = true
+		ev.PythonSampledSyncs++
+	})
+}
