@@ -56,7 +56,7 @@ func dialectOf(p program.Program, t *trace.Trace) dialect {
 	case program.MPI:
 		return dMPI
 	case program.Unknown:
-		if t.Evidence.PythonFrames {
+		if t.Evidence.PythonFrames || t.Evidence.PythonSamples {
 			return dTorch
 		}
 	}

@@ -223,7 +223,7 @@ func factsKey(buf []byte, gpuBuf []trace.GPUOpRef, nm *names, s *trace.Sync, nat
 		b = strconv.AppendBool(append(b, ' '), c.FromActivity)
 	}
 	b = appendNativeKey(append(b, "|native "...), nm, native, nativeAt)
-	b = append(b, "|python "...)
+	b = strconv.AppendBool(append(b, "|python "...), s.PythonSampled())
 	for _, f := range s.Python() {
 		b = append(append(b, nm.key(f.File)...), ':')
 		b = strconv.AppendInt(b, f.Line, 10)
@@ -255,6 +255,16 @@ func factsKey(buf []byte, gpuBuf []trace.GPUOpRef, nm *names, s *trace.Sync, nat
 // classifySync applies the first rule that matches.
 func classifySync(f *facts) (Verdict, *Rule) {
 	v, r := firstRule(f)
+	if !v.Basis.Decided() {
+		// A line a Python sample saw comes before what the kernels or
+		// the call pattern suggest.
+		if sv, ok := f.lean.onSampledLine(f); ok {
+			v, r = sv, nil
+		}
+	}
+	if f.sync.PythonSampled() && r != nil {
+		v.Evidence = appendNew(v.Evidence, sampledEvidence)
+	}
 	if v.Dependency == DepUnknown {
 		if lv, ok := f.lean.decide(f); ok {
 			v = lv
