@@ -223,6 +223,9 @@ func pythonEvidence(t *trace.Trace) (bool, string) {
 	if t.Evidence.PythonFrames || t.Evidence.PythonMarks {
 		return true, "Python backtraces"
 	}
+	if t.Evidence.PythonSamples {
+		return true, "Python periodic samples"
+	}
 	for _, p := range sortedProcesses(t) {
 		if isInterpreter(p) {
 			return true, "process " + p

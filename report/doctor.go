@@ -92,7 +92,7 @@ func Diagnose(a *Analysis) *Diagnosis {
 	for _, g := range t.GPUs {
 		d.GPUs = append(d.GPUs, g.Name)
 	}
-	python := e.PythonMarks || isPythonProgram(t)
+	python := e.PythonMarks || e.PythonSamples || isPythonProgram(t)
 	c := captureFor(a.programOf(), python, e.PythonFrames && a.programOf().Framework == program.Unknown)
 	python = c.python
 	pj := a.programJSON()
@@ -129,6 +129,9 @@ func Diagnose(a *Analysis) *Diagnosis {
 	case python:
 		add("Python backtraces", false, "", "no file:line; sites are grouped by native frames, or by API, stream and NVTX path: "+
 			"add --python-backtrace=cuda (with --cudabacktrace and -s cpu)", remedyProfile)
+	}
+	if e.PythonSamples {
+		add("Python periodic samples", true, fmt.Sprintf("the Python line of %d of %d syncs without a backtrace, from a sample taken while each waited", e.PythonSampledSyncs, unframed(t)), "", "")
 	}
 	add("NVTX ranges", e.NVTX, "ranges name the phases around syncs; --nvtx limits the analysis to one",
 		"no --nvtx regions and no phase names: add -t nvtx and annotate the program ("+c.annotate+")", remedyProfile)
@@ -280,4 +283,16 @@ func rangeSummaries(t *trace.Trace) (ranges, aten []RangeSummary) {
 		ranges = []RangeSummary{}
 	}
 	return ranges, aten
+}
+
+// unframed counts the syncs without a Python backtrace of their own: those
+// a Python periodic sample may give a line.
+func unframed(t *trace.Trace) int {
+	n := 0
+	for i := range t.Syncs {
+		if len(t.Syncs[i].Python()) == 0 || t.Syncs[i].PythonSampled() {
+			n++
+		}
+	}
+	return n
 }

@@ -133,6 +133,9 @@ func evidenceSummary(e *trace.Evidence, syncs int) string {
 	case e.PythonMarks:
 		have = append(have, "Python backtrace marks without payload")
 	}
+	if e.PythonSamples {
+		have = append(have, fmt.Sprintf("Python periodic samples (the line of %d syncs)", e.PythonSampledSyncs))
+	}
 	if e.Backtraces {
 		have = append(have, "native backtraces")
 	}
