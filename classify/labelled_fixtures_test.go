@@ -77,7 +77,8 @@ type heldOutRound struct {
 // the program matcher, five of them traps for it) lean and with autograd
 // NVTX (its default captures likewise scored once); round 7 (ho7_,
 // ordinary code with '%' formatting and key functions in new roles) the
-// same.
+// same; round 8 (ps_, long GPU steps, written with the reading of Python
+// periodic samples) lean and lean with --python-sampling=true.
 var heldOutRounds = []heldOutRound{
 	{"ho_", []string{"lean", "default"}},
 	{"ho2_", labelledModes},
@@ -86,6 +87,7 @@ var heldOutRounds = []heldOutRound{
 	{"ho5_", []string{"lean", "autograd"}},
 	{"ho6_", []string{"lean", "autograd"}},
 	{"ho7_", []string{"lean", "autograd"}},
+	{"ps_", []string{"lean", "pysample"}},
 }
 
 // heldOutModes are the capture modes of a held-out program; nil for the
@@ -118,7 +120,7 @@ func labelledPrograms(t *testing.T, prefix string) []string {
 		}
 	}
 	sort.Strings(out)
-	if want := map[string]int{"": 32, "ho_": 10, "ho2_": 9, "ho3_": 8, "ho4_": 6, "ho5_": 10, "ho6_": 10, "ho7_": 10}[prefix]; len(out) < want {
+	if want := map[string]int{"": 32, "ho_": 10, "ho2_": 9, "ho3_": 8, "ho4_": 6, "ho5_": 10, "ho6_": 10, "ho7_": 10, "ps_": 6}[prefix]; len(out) < want {
 		t.Fatalf("%d labelled programs (prefix %q), want at least %d", len(out), prefix, want)
 	}
 	return out

@@ -154,3 +154,23 @@ func TestLabelledHeldOutRound7(t *testing.T) {
 		{"autograd NVTX, program found without flags", "autograd", found, 0.833, 0.473},
 	})
 }
+
+// TestLabelledHeldOutRound8 scores round 8 (programs/ps_*.py and
+// _ps_common.py): six programs whose steps queue milliseconds of GPU work
+// before the read, as real steps do, so that Python periodic samples
+// (--python-sampling=true, 1 kHz) land inside their syncs; written and
+// labelled before any capture (b379d1b), captured lean and lean with
+// Python sampling. Two of them are built so that the program's lines alone
+// cannot decide (a logged read and a tested one of the same kind; a kept
+// .tolist() and a .tolist() sizing a split elsewhere).
+func TestLabelledHeldOutRound8(t *testing.T) {
+	t.Chdir("..")
+	t.Logf("held out, round 8 (Python periodic sampling)")
+	found := Options{FindSources: true}
+	scoreRuns(t, "held out (round 8), ", labelledPrograms(t, "ps_"), []labelledRun{
+		{"lean", "lean", Options{}, 0.500, 0.142},
+		{"lean, program found without flags", "lean", found, 0.500, 0.142},
+		{"lean + Python sampling, no source", "pysample", Options{}, 0.500, 0.142},
+		{"lean + Python sampling, program found without flags", "pysample", found, 0.916, 0.857},
+	})
+}
