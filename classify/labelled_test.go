@@ -139,7 +139,7 @@ func TestLabelledScore(t *testing.T) {
 		{"nsys defaults, program found without flags", "default", found, 0.932, 0.794},
 		{"autograd NVTX", "autograd", Options{}, 0.837, 0.726},
 		{"autograd NVTX, program found without flags", "autograd", found, 0.958, 0.904},
-		{"backtraces, no source", "backtrace", Options{}, 0.878, 0.835},
+		{"backtraces, no source", "backtrace", Options{}, 0.864, 0.821},
 		{"backtraces, source found without flags", "backtrace", found, 0.972, 0.986},
 		{"backtraces + --source-root", "backtrace", withSource, 0.972, 0.986},
 	})
