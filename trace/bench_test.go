@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nsyssync/nsyssync/internal/fixturegz"
 	"github.com/nsyssync/nsyssync/internal/tracegen"
 )
 
@@ -123,4 +124,20 @@ func BenchmarkInventoryKernelHeavy(b *testing.B) {
 // likewise; the shape of a nightly training trace.
 func BenchmarkInventoryTraining(b *testing.B) {
 	benchInventory(b, filepath.Join(corpusDir, "pytorch-aiprofiler-train-baseline_reexport2025.3.sqlite"))
+}
+
+// BenchmarkInventoryPythonSampled: a capture with Python periodic samples
+// (round 8's ps_loss_logged_count_branches with --python-sampling=true:
+// 7.3k sample marks with their JSON payloads beside 11 syncs) replicated
+// to NSYSSYNC_BENCH_GB: the cost of reading the samples' times and the
+// payloads of those inside syncs, against BenchmarkInventorySyncHeavy.
+func BenchmarkInventoryPythonSampled(b *testing.B) {
+	src := filepath.Join(os.TempDir(), "nsyssync-bench-ps_loss_logged_count_branches.pysample.sqlite")
+	if _, err := os.Stat(src); err != nil {
+		fixturegz.Gunzip(b, "../fixtures/labelled/ps_loss_logged_count_branches.pysample.sqlite.gz", os.TempDir())
+		if err := os.Rename(filepath.Join(os.TempDir(), "ps_loss_logged_count_branches.pysample.sqlite"), src); err != nil {
+			b.Fatal(err)
+		}
+	}
+	benchInventory(b, src)
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"sync"
+	"sync/atomic"
 )
 
 // PythonSamplingDomain is the NVTX domain of the marks nsys records with
@@ -24,8 +26,9 @@ func (s *Sync) PythonSampled() bool { return s.detail != nil && s.detail.pySampl
 // call as a backtrace would. Syncs shorter than the sampling period hold a
 // sample only now and then: they keep no frames.
 //
-// The marks' times are read first (a whole run at 1 kHz is millions of
-// marks); the payloads only of the samples kept, by rowid.
+// A run at 1 kHz is millions of marks, each with its payload: their
+// times are read from the file's pages on every core (scanInts), the
+// payloads only of the samples kept, by rowid.
 func (ld frameLoader) attachPythonSamples(ctx context.Context, syncs []Sync, domains map[domainKey]string, ev *Evidence) error {
 	s := ld.Schema
 	var ids []int64
@@ -40,40 +43,57 @@ func (ld frameLoader) attachPythonSamples(ctx context.Context, syncs []Sync, dom
 		return nil
 	}
 	byThread := syncsByThread(syncs, func(s *Sync) bool { return len(s.Python()) == 0 })
-	type hit struct{ rowid, at int64 }
-	first := map[int]*hit{}
-	q := fmt.Sprintf(`SELECT rowid, globalTid, start, domainId FROM %s WHERE eventType = %d AND domainId IN (%s)`,
-		s.Name(tableNVTX), nvtxMark, inList(ids))
-	v, dest := nullInts(4)
-	tid, hint := int64(-1), 0
-	var ts *threadSyncs
-	_, err := ld.scanRows(ctx, "reading Python samples", q, dest, func() error {
-		if !v[1].Valid || !v[2].Valid || !sampling[domainKey{GlobalTid(v[1].Int64).Process(), v[3].Int64}] {
+	// A sample inside a sync, found by one part of the scan.
+	type hit struct {
+		rowid, at int64
+		sync      int32
+	}
+	var mu sync.Mutex
+	var parts []*[]hit
+	var seen atomic.Bool
+	scan := intScan{what: "reading Python samples", table: tableNVTX,
+		cols:  []intCol{col(rowidColumn), col("globalTid"), col("start"), col("domainId"), col("eventType")},
+		where: fmt.Sprintf("eventType = %d AND domainId IN (%s)", nvtxMark, inList(ids)),
+		keep: func(v []sql.NullInt64) bool {
+			return v[0].Valid && v[1].Valid && v[2].Valid && v[4].Int64 == nvtxMark &&
+				sampling[domainKey{GlobalTid(v[1].Int64).Process(), v[3].Int64}]
+		}}
+	_, err := ld.scanInts(ctx, scan, func(_, _ int) func(v []sql.NullInt64) error {
+		found := new([]hit)
+		mu.Lock()
+		parts = append(parts, found)
+		mu.Unlock()
+		tid, hint := int64(-1), 0
+		var ts *threadSyncs
+		return func(v []sql.NullInt64) error {
+			seen.Store(true)
+			if v[1].Int64 != tid {
+				tid, ts, hint = v[1].Int64, byThread[GlobalTid(v[1].Int64)], 0
+			}
+			if ts == nil {
+				return nil
+			}
+			if i := ts.containing(v[2].Int64, &hint); i >= 0 {
+				*found = append(*found, hit{rowid: v[0].Int64, at: v[2].Int64, sync: int32(i)})
+			}
 			return nil
 		}
-		ev.PythonSamples = true
-		if v[1].Int64 != tid {
-			tid, ts, hint = v[1].Int64, byThread[GlobalTid(v[1].Int64)], 0
-		}
-		if ts == nil {
-			return nil
-		}
-		i := ts.containing(v[2].Int64, &hint)
-		if i < 0 {
-			return nil
-		}
-		h := first[i]
-		if h == nil {
-			first[i] = &hit{rowid: v[0].Int64, at: v[2].Int64}
-			return nil
-		}
-		if v[2].Int64 < h.at {
-			h.rowid, h.at = v[0].Int64, v[2].Int64
-		}
-		return nil
 	})
-	if err != nil || len(first) == 0 {
+	if err != nil {
 		return err
+	}
+	ev.PythonSamples = ev.PythonSamples || seen.Load()
+	// Each sync keeps its earliest sample.
+	first := map[int]hit{}
+	for _, p := range parts {
+		for _, h := range *p {
+			if f, ok := first[int(h.sync)]; !ok || h.at < f.at || h.at == f.at && h.rowid < f.rowid {
+				first[int(h.sync)] = h
+			}
+		}
+	}
+	if len(first) == 0 {
+		return nil
 	}
 	of := make(map[int64]int, len(first))
 	rowids := make([]int64, 0, len(first))

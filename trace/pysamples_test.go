@@ -26,61 +26,73 @@ func TestPythonSamples(t *testing.T) {
 		path := fixturegz.Gunzip(t, gz, dir)
 		name := strings.TrimSuffix(filepath.Base(path), ".sqlite")
 		sampling := strings.HasSuffix(name, ".pysample")
-		t.Run(name, func(t *testing.T) {
-			x, err := Open(context.Background(), path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			tr, err := x.Load(context.Background(), LoadOptions{})
-			x.Close()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if tr.Evidence.PythonSamples != sampling {
-				t.Fatalf("Evidence.PythonSamples = %v, want %v", tr.Evidence.PythonSamples, sampling)
-			}
-			want := bruteSampleFrames(t, path, tr.Syncs)
-			sampled, inMeasured := 0, 0
-			for i := range tr.Syncs {
-				s := &tr.Syncs[i]
-				got := s.Python()
-				if s.PythonSampled() != (want[i] != nil) {
-					t.Fatalf("sync %d (%s at %d): PythonSampled %v, a sample inside: %v", i, strings.Join(s.APIs(), "+"), s.Start, s.PythonSampled(), want[i] != nil)
-				}
-				if want[i] == nil {
-					if len(got) > 0 {
-						t.Fatalf("sync %d: %d Python frames without a backtrace or a sample", i, len(got))
-					}
-					continue
-				}
-				sampled++
-				if len(got) != len(want[i]) {
-					t.Fatalf("sync %d: %d frames, the sample has %d", i, len(got), len(want[i]))
-				}
-				for j := range got {
-					if got[j].Function != want[i][j].Function || got[j].Line != want[i][j].Line || got[j].File != want[i][j].File {
-						t.Fatalf("sync %d frame %d: %+v, the sample's %+v", i, j, got[j], want[i][j])
-					}
-				}
-				for _, r := range s.NVTX() {
-					if r.Name == "measured" {
-						inMeasured++
-						if got[0].Function != "step" || !strings.HasPrefix(filepath.Base(got[0].File), "ps_") {
-							t.Errorf("sync %d in measured: innermost frame %+v, want the program's step", i, got[0])
-						}
-					}
-				}
-			}
-			if tr.Evidence.PythonSampledSyncs != sampled {
-				t.Errorf("Evidence.PythonSampledSyncs = %d, counted %d", tr.Evidence.PythonSampledSyncs, sampled)
-			}
-			// Every pattern sync of round 8 waits milliseconds: each holds samples.
-			if sampling && inMeasured < 3 {
-				t.Errorf("%d syncs inside measured hold a sample, want at least 3", inMeasured)
-			}
-			t.Logf("%d syncs, %d with a sample inside (%d in measured)", len(tr.Syncs), sampled, inMeasured)
-		})
+		for _, sqlOnly := range []bool{false, true} {
+			testPythonSamples(t, path, name, sampling, sqlOnly)
+		}
 	}
+}
+
+// testPythonSamples loads one export through the file reader or SQL alone
+// and checks its syncs against bruteSampleFrames.
+func testPythonSamples(t *testing.T, path, name string, sampling, sqlOnly bool) {
+	if sqlOnly {
+		name += "/sql"
+	}
+	t.Run(name, func(t *testing.T) {
+		x, err := Open(context.Background(), path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		x.src.sqlOnly = sqlOnly
+		tr, err := x.Load(context.Background(), LoadOptions{})
+		x.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tr.Evidence.PythonSamples != sampling {
+			t.Fatalf("Evidence.PythonSamples = %v, want %v", tr.Evidence.PythonSamples, sampling)
+		}
+		want := bruteSampleFrames(t, path, tr.Syncs)
+		sampled, inMeasured := 0, 0
+		for i := range tr.Syncs {
+			s := &tr.Syncs[i]
+			got := s.Python()
+			if s.PythonSampled() != (want[i] != nil) {
+				t.Fatalf("sync %d (%s at %d): PythonSampled %v, a sample inside: %v", i, strings.Join(s.APIs(), "+"), s.Start, s.PythonSampled(), want[i] != nil)
+			}
+			if want[i] == nil {
+				if len(got) > 0 {
+					t.Fatalf("sync %d: %d Python frames without a backtrace or a sample", i, len(got))
+				}
+				continue
+			}
+			sampled++
+			if len(got) != len(want[i]) {
+				t.Fatalf("sync %d: %d frames, the sample has %d", i, len(got), len(want[i]))
+			}
+			for j := range got {
+				if got[j].Function != want[i][j].Function || got[j].Line != want[i][j].Line || got[j].File != want[i][j].File {
+					t.Fatalf("sync %d frame %d: %+v, the sample's %+v", i, j, got[j], want[i][j])
+				}
+			}
+			for _, r := range s.NVTX() {
+				if r.Name == "measured" {
+					inMeasured++
+					if got[0].Function != "step" || !strings.HasPrefix(filepath.Base(got[0].File), "ps_") {
+						t.Errorf("sync %d in measured: innermost frame %+v, want the program's step", i, got[0])
+					}
+				}
+			}
+		}
+		if tr.Evidence.PythonSampledSyncs != sampled {
+			t.Errorf("Evidence.PythonSampledSyncs = %d, counted %d", tr.Evidence.PythonSampledSyncs, sampled)
+		}
+		// Every pattern sync of round 8 waits milliseconds: each holds samples.
+		if sampling && inMeasured < 3 {
+			t.Errorf("%d syncs inside measured hold a sample, want at least 3", inMeasured)
+		}
+		t.Logf("%d syncs, %d with a sample inside (%d in measured)", len(tr.Syncs), sampled, inMeasured)
+	})
 }
 
 // bruteSampleFrames returns, per sync, the frames of the first sample of

@@ -132,6 +132,9 @@ func (src *source) selectList(table string, cols []intCol) string {
 			lit = strconv.FormatInt(c.def.Int64, 10)
 		}
 		exprs[i] = src.Schema.col(table, c.name, lit)
+		if c.name == rowidColumn && !src.Schema.HasColumn(table, rowidColumn) && src.Schema.HasRowid(table) {
+			exprs[i] = rowidColumn
+		}
 	}
 	return strings.Join(exprs, ", ")
 }
@@ -322,6 +325,14 @@ func (src *source) readLayout(ctx context.Context, name string) (*tableLayout, e
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
+	if _, named := lay.index[rowidColumn]; !named {
+		lay.index[rowidColumn] = sqlitefile.Rowid
+	}
 	lay.root, lay.ok = uint32(root.Int64), true
 	return lay, nil
 }
+
+// rowidColumn names a row's rowid in an intScan of a table with no
+// column of that name: the B-tree key on the file path, SQLite's rowid on
+// the SQL path.
+const rowidColumn = "rowid"
