@@ -174,3 +174,27 @@ func TestLabelledHeldOutRound8(t *testing.T) {
 		{"lean + Python sampling, program found without flags", "pysample", found, 0.916, 0.857},
 	})
 }
+
+// TestLabelledHeldOutRound9 scores round 9 (programs/ps9_*.py and
+// _ps9_runlog.py): eight programs with long GPU steps written and labelled
+// by a helper who had not read the classifier, after the reading of
+// Python periodic samples and of the sampled line's places had landed
+// (so the first out-of-sample check of both), three of them traps (a
+// value formatted into a log line that a monitor parses and compares, a
+// logged value tested in another file's function, a count stored in a
+// dict and used as topk's k); committed (521ba41) before any capture,
+// captured lean and lean with --python-sampling=true. As first scored,
+// sampled with the program found, 62.5% with the f-string trap's three
+// syncs called false by "tensor printing" (Tensor.__format__ frames);
+// the floors are the scores after that rule stopped deciding on them.
+func TestLabelledHeldOutRound9(t *testing.T) {
+	t.Chdir("..")
+	t.Logf("held out, round 9 (Python periodic sampling, after the sampled-line reading)")
+	found := Options{FindSources: true}
+	scoreRuns(t, "held out (round 9), ", labelledPrograms(t, "ps9_"), []labelledRun{
+		{"lean", "lean", Options{}, 0.562, 0.111},
+		{"lean, program found without flags", "lean", found, 0.562, 0.111},
+		{"lean + Python sampling, no source", "pysample", Options{}, 0.562, 0.111},
+		{"lean + Python sampling, program found without flags", "pysample", found, 0.687, 0.444},
+	})
+}
