@@ -55,30 +55,22 @@ func (ld frameLoader) attachPythonSamples(ctx context.Context, syncs []Sync, dom
 		cols:  []intCol{col(rowidColumn), col("globalTid"), col("start"), col("domainId"), col("eventType")},
 		where: fmt.Sprintf("eventType = %d AND domainId IN (%s)", nvtxMark, inList(ids)),
 		keep: func(v []sql.NullInt64) bool {
-			return v[0].Valid && v[1].Valid && v[2].Valid && v[4].Int64 == nvtxMark &&
+			ok := v[0].Valid && v[1].Valid && v[2].Valid && v[4].Int64 == nvtxMark &&
 				sampling[domainKey{GlobalTid(v[1].Int64).Process(), v[3].Int64}]
+			if ok {
+				seen.Store(true)
+			}
+			return ok
 		}}
-	_, err := ld.scanInts(ctx, scan, func(_, _ int) func(v []sql.NullInt64) error {
+	_, err := ld.scanInts(ctx, scan, inSyncs(byThread, func(int) func(v []sql.NullInt64, sync int) {
 		found := new([]hit)
 		mu.Lock()
 		parts = append(parts, found)
 		mu.Unlock()
-		tid, hint := int64(-1), 0
-		var ts *threadSyncs
-		return func(v []sql.NullInt64) error {
-			seen.Store(true)
-			if v[1].Int64 != tid {
-				tid, ts, hint = v[1].Int64, byThread[GlobalTid(v[1].Int64)], 0
-			}
-			if ts == nil {
-				return nil
-			}
-			if i := ts.containing(v[2].Int64, &hint); i >= 0 {
-				*found = append(*found, hit{rowid: v[0].Int64, at: v[2].Int64, sync: int32(i)})
-			}
-			return nil
+		return func(v []sql.NullInt64, sync int) {
+			*found = append(*found, hit{rowid: v[0].Int64, at: v[2].Int64, sync: int32(sync)})
 		}
-	})
+	}))
 	if err != nil {
 		return err
 	}

@@ -107,6 +107,30 @@ func (ts *threadSyncs) containing(at int64, hint *int) int {
 	return int(ts.idx[k])
 }
 
+// inSyncs is the part function of a scan whose rows hold a thread
+// (column 1) and a time (column 2): each part's hit, made by newPart, gets
+// every row that falls inside a sync of byThread, with the sync's index.
+// A part keeps its own search hint: rows in time order cost a step each.
+func inSyncs(byThread map[GlobalTid]*threadSyncs, newPart func(p int) func(v []sql.NullInt64, sync int)) onPart {
+	return func(_, p int) func(v []sql.NullInt64) error {
+		hit := newPart(p)
+		tid, hint := int64(0), 0
+		var ts *threadSyncs
+		return func(v []sql.NullInt64) error {
+			if ts == nil || v[1].Int64 != tid {
+				tid, ts, hint = v[1].Int64, byThread[GlobalTid(v[1].Int64)], 0
+			}
+			if ts == nil {
+				return nil
+			}
+			if i := ts.containing(v[2].Int64, &hint); i >= 0 {
+				hit(v, i)
+			}
+			return nil
+		}
+	}
+}
+
 // attachSamples gives each sync the stacks of the CPU samples that fell
 // inside it (Sync.Samples).
 //
@@ -133,25 +157,13 @@ func (ld sampleLoader) attachSamples(ctx context.Context, syncs []Sync, t *Trace
 	scan := intScan{what: "reading CPU samples", table: tableSamples,
 		cols: []intCol{col("id"), col("globalTid"), col("start")},
 		keep: func(v []sql.NullInt64) bool { return v[0].Valid && v[1].Valid && v[2].Valid }}
-	rows, err := ld.scanInts(ctx, scan, func(_, p int) func(v []sql.NullInt64) error {
+	rows, err := ld.scanInts(ctx, scan, inSyncs(byThread, func(p int) func(v []sql.NullInt64, sync int) {
 		hits := new([]sampleHit)
-		tid, ts, hint := int64(0), (*threadSyncs)(nil), 0
 		mu.Lock()
 		parts[p] = hits
 		mu.Unlock()
-		return func(v []sql.NullInt64) error {
-			if ts == nil || v[1].Int64 != tid {
-				tid, ts, hint = v[1].Int64, byThread[GlobalTid(v[1].Int64)], 0
-			}
-			if ts == nil {
-				return nil
-			}
-			if i := ts.containing(v[2].Int64, &hint); i >= 0 {
-				*hits = append(*hits, sampleHit{id: v[0].Int64, sync: int32(i)})
-			}
-			return nil
-		}
-	})
+		return func(v []sql.NullInt64, sync int) { *hits = append(*hits, sampleHit{id: v[0].Int64, sync: int32(sync)}) }
+	}))
 	if err != nil {
 		return err
 	}
