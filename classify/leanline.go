@@ -20,7 +20,10 @@ const sampledLineConfidence = 0.7
 // one line a sample saw, so a program whose other places disagree (a
 // value logged here, another tested there) is still decided, and a line
 // whose places disagree or are opaque is not. A sample inside torch's own
-// Python code (f.torch) or another library is left to the rules.
+// Python code (f.torch) or another library is left to the rules; a program
+// that imports other libraries is read all the same (unlike the whole-
+// program matcher): the sample's innermost frame is the program's line,
+// so that line made the read.
 func (l *leanReads) onSampledLine(f *facts) (Verdict, bool) {
 	if l == nil || !f.sync.PythonSampled() || f.stmt == nil || len(f.torch) > 0 || f.viaLibrary ||
 		len(f.native) > 0 || len(f.aten) > 0 {
@@ -58,7 +61,7 @@ const ruleSampledLine = "the sampled line's reads agree"
 // says why not.
 func (l *leanReads) onStatement(st *statement, n int64) (fit []readPlace, why string) {
 	l.load()
-	if l.why != "" {
+	if !l.listed {
 		return nil, l.why
 	}
 	for _, p := range l.places {

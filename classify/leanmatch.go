@@ -44,7 +44,12 @@ type leanReads struct {
 	cmd    []string
 	loaded bool
 	places []readPlace
-	why    string // why no verdict can come from the program ("" when places were listed)
+	why    string // why no verdict can come from the program's places as a whole ("" when they may decide)
+	// listed: the places were listed (the program was found, parses and
+	// uses torch), even where why refuses them as a whole: a program that
+	// imports another library may make a read inside it, but a line a
+	// sample saw made its read itself (onSampledLine).
+	listed bool
 	script string // the script's file as read
 }
 
@@ -67,16 +72,16 @@ func (l *leanReads) load() {
 	}
 	defer p.close()
 	l.script = p.files[0].path
+	if !p.importsTorch() {
+		l.why = "the program does not import torch"
+		return
+	}
+	l.places, l.listed = findPlaces(p), true
 	switch {
+	case len(l.places) > maxPlaces:
+		l.places, l.listed, l.why = nil, false, fmt.Sprintf("the program has more than %d places that can read back", maxPlaces)
 	case p.foreign != "":
 		l.why = "the program imports " + p.foreign + ", whose code is not read"
-	case !p.importsTorch():
-		l.why = "the program does not import torch"
-	default:
-		l.places = findPlaces(p)
-		if len(l.places) > maxPlaces {
-			l.places, l.why = nil, fmt.Sprintf("the program has more than %d places that can read back", maxPlaces)
-		}
 	}
 }
 
