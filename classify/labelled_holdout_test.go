@@ -198,3 +198,23 @@ func TestLabelledHeldOutRound9(t *testing.T) {
 		{"lean + Python sampling, program found without flags", "pysample", found, 0.687, 0.444},
 	})
 }
+
+// TestLabelledHeldOutRound10 scores round 10 (programs/ps10_*.py and
+// _ps10_stats.py): eight programs with long GPU steps written and labelled
+// by another helper who had not read the classifier, after round 9's
+// fixes (Tensor.__format__ no longer deciding alone, a returned and
+// logged value left to the caller, sampled lines read in programs with
+// other imports), three traps among them; committed (40d2661) before any
+// capture, captured lean and lean with --python-sampling=true. Floors: as
+// first scored, the code unchanged.
+func TestLabelledHeldOutRound10(t *testing.T) {
+	t.Chdir("..")
+	t.Logf("held out, round 10 (Python periodic sampling, after round 9's fixes)")
+	found := Options{FindSources: true}
+	scoreRuns(t, "held out (round 10), ", labelledPrograms(t, "ps10_"), []labelledRun{
+		{"lean", "lean", Options{}, 0.437, 0},
+		{"lean, program found without flags", "lean", found, 0.500, 0.200},
+		{"lean + Python sampling, no source", "pysample", Options{}, 0.437, 0},
+		{"lean + Python sampling, program found without flags", "pysample", found, 0.500, 0.300},
+	})
+}
