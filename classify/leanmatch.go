@@ -31,7 +31,10 @@ import (
 const ruleProgramReads = "the program's reads agree"
 
 // minMatchedBytes: a read of one byte is a bool, which every comparison of
-// tensors makes; the matcher leaves those to the GPU-op rules.
+// tensors makes, `x in tensors` and `max(a, b)` too, with no place of the
+// program to show it; the matcher takes a 1-byte read only right after a
+// bool reduction (`.all()`/`.any()`, which a program calls by name), and
+// leaves the others to the GPU-op rules.
 const minMatchedBytes = 2
 
 // maxPlaceEvidence bounds the places a verdict's evidence names.
@@ -98,11 +101,14 @@ func (p *programTrees) importsTorch() bool {
 }
 
 // eligible says whether a sync is a read the matcher may decide: a copy to
-// the host of at least minMatchedBytes that no Python frame places.
+// the host that no Python frame places, of at least minMatchedBytes or a
+// bool read right after a bool reduction.
 func eligible(f *facts) bool {
 	c := f.copy
-	return c != nil && !c.Memset && foldDirection(c.Direction) == trace.CopyDtoH && c.Bytes >= minMatchedBytes &&
-		len(f.sync.Python()) == 0
+	if c == nil || c.Memset || foldDirection(c.Direction) != trace.CopyDtoH || len(f.sync.Python()) != 0 {
+		return false
+	}
+	return c.Bytes >= minMatchedBytes || c.Bytes == 1 && c.FromActivity && boolReduce.has(f.lastBefore())
 }
 
 // decide gives an undecided read the verdict of the program's places, when

@@ -194,6 +194,28 @@ func (f *placeFinder) argsMaybeGPU(pf *parsedFile, args *sitter.Node) bool {
 	return args != nil && f.gpu(pf, args)
 }
 
+// optionKeywords are the keyword arguments of torch's factories and views
+// that never hold a size or a value: a generator or a device there is no
+// read back.
+var optionKeywords = map[string]bool{"device": true, "dtype": true, "layout": true, "generator": true,
+	"requires_grad": true, "pin_memory": true, "memory_format": true, "out": true, "names": true}
+
+// sizeArgsMaybeGPU is argsMaybeGPU without the option keywords.
+func (f *placeFinder) sizeArgsMaybeGPU(pf *parsedFile, args *sitter.Node) bool {
+	for i := uint(0); args != nil && i < args.NamedChildCount(); i++ {
+		a := args.NamedChild(i)
+		if a.Kind() == "keyword_argument" {
+			if name := a.ChildByFieldName("name"); name != nil && optionKeywords[pf.text(name)] {
+				continue
+			}
+		}
+		if f.gpu(pf, a) {
+			return true
+		}
+	}
+	return false
+}
+
 // call adds the places of one call.
 func (f *placeFinder) call(pf *parsedFile, call *sitter.Node) {
 	fn, args := call.ChildByFieldName("function"), call.ChildByFieldName("arguments")
@@ -229,7 +251,7 @@ func (f *placeFinder) call(pf *parsedFile, call *sitter.Node) {
 	case !method && (name == "str" || name == "repr" || name == "format") && f.argsMaybeGPU(pf, args),
 		method && name == "format" && obj != nil && obj.Kind() == "string" && f.argsMaybeGPU(pf, args):
 		f.formatted(pf, call, "formats a value that may be a CUDA tensor ("+name+")", pyRead{kind: -1})
-	case sizeTaking[name] && f.argsMaybeGPU(pf, args):
+	case sizeTaking[name] && f.sizeArgsMaybeGPU(pf, args):
 		f.add(pf, call, placeSize, DepTrue, CatDynamicShape, "takes a size that may be a CUDA tensor ("+name+")")
 	case readingOps[name].dep != "":
 		op := readingOps[name]

@@ -58,6 +58,11 @@ type Rule struct {
 	// Printing marks the rules of a tensor print: the thread's next syncs
 	// may continue it (rule "tensor printing continues").
 	Printing bool
+	// UseGuessed marks a rule whose dependency assumes what the program
+	// does with the value (a bool read is tested), not what the operation
+	// needs: the program's places, when they all agree (leanmatch.go),
+	// decide before it.
+	UseGuessed bool
 }
 
 // Host memory of a copy's host side.
@@ -270,7 +275,7 @@ var Rules = []Rule{
 			"(`torch.stack(vals).tolist()` every N steps), or copy into a pinned buffer with `non_blocking=True` and read it after an event."},
 	// --- the GPU ops around a read: what computed it, what used it --------
 	{Name: "truth value of a tensor (GPU ops)", GPU: readsTruthValue, GPUDoc: "a 1-byte read right after a bool reduction (`.all()`/`.any()`) or a comparison kernel, not in float64",
-		Pattern:    Pattern{Copy: trace.CopyDtoH, MaxBytes: maxScalarBytes},
+		Pattern: Pattern{Copy: trace.CopyDtoH, MaxBytes: maxScalarBytes}, UseGuessed: true,
 		Dependency: DepTrue, Category: CatControlFlow, Confidence: 0.6, Subject: "this bool read",
 		Fix: "{site} reads a GPU bool for Python control flow (`if t.any():`, `while not done.all():`, `assert`, a comparison of tensors). " +
 			"Decide on the GPU instead (`torch.where(cond, a, b)`), or check only every N steps."},

@@ -265,10 +265,10 @@ func classifySync(f *facts) (Verdict, *Rule) {
 	if f.sync.PythonSampled() && r != nil {
 		v.Evidence = appendNew(v.Evidence, sampledEvidence)
 	}
-	if v.Dependency == DepUnknown {
+	if v.Dependency == DepUnknown || r != nil && r.UseGuessed {
 		if lv, ok := f.lean.decide(f); ok {
-			v = lv
-		} else if why := f.lean.abstention(f); why != "" {
+			v, r = lv, nil
+		} else if why := f.lean.abstention(f); why != "" && v.Dependency == DepUnknown {
 			v.Evidence = append(v.Evidence, why)
 		}
 	}
