@@ -193,9 +193,9 @@ func TestLabelledHeldOutRound9(t *testing.T) {
 	found := Options{FindSources: true}
 	scoreRuns(t, "held out (round 9), ", labelledPrograms(t, "ps9_"), []labelledRun{
 		{"lean", "lean", Options{}, 0.562, 0.111},
-		{"lean, program found without flags", "lean", found, 0.625, 0.222},
+		{"lean, program found without flags", "lean", found, 0.687, 0.333},
 		{"lean + Python sampling, no source", "pysample", Options{}, 0.562, 0.111},
-		{"lean + Python sampling, program found without flags", "pysample", found, 0.687, 0.444},
+		{"lean + Python sampling, program found without flags", "pysample", found, 0.750, 0.555},
 	})
 }
 

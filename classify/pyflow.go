@@ -25,11 +25,14 @@ func (a *pyAnalysis) at(use Use, n *sitter.Node) flow {
 // UseBranch for a test, UseShape for a size, UseLog for a log call or a
 // store, UseNone for anything else or anything unsure.
 func (a *pyAnalysis) follow(v *sitter.Node, depth int) flow {
+	key := "" // the constant key of the dict entry v just became
 	for {
 		p := v.Parent()
 		if p == nil {
 			return flow{}
 		}
+		entry := key
+		key = ""
 		switch p.Kind() {
 		case "parenthesized_expression", "comparison_operator", "unary_operator", "list", "tuple", "set", "expression_list", "keyword_argument":
 			if p.Kind() == "keyword_argument" && !sameNode(p.ChildByFieldName("value"), v) {
@@ -86,6 +89,9 @@ func (a *pyAnalysis) follow(v *sitter.Node, depth int) flow {
 			if !sameNode(p.ChildByFieldName("value"), v) || p.Parent() == nil {
 				return flow{}
 			}
+			if p.Parent().Kind() == "dictionary" {
+				key = a.constantString(p.ChildByFieldName("key"))
+			}
 			v = p.Parent() // the dict
 		case "argument_list":
 			call := p.Parent()
@@ -106,18 +112,18 @@ func (a *pyAnalysis) follow(v *sitter.Node, depth int) flow {
 			if !sameNode(p.ChildByFieldName("right"), v) {
 				return flow{}
 			}
-			return a.stored(p, p.ChildByFieldName("left"), false, depth)
+			return a.stored(p, p.ChildByFieldName("left"), false, depth, entry)
 		case "augmented_assignment":
 			if !sameNode(p.ChildByFieldName("right"), v) {
 				return flow{}
 			}
-			return a.stored(p, p.ChildByFieldName("left"), true, depth)
+			return a.stored(p, p.ChildByFieldName("left"), true, depth, "")
 		case "named_expression":
 			if !sameNode(p.ChildByFieldName("value"), v) {
 				return flow{}
 			}
 			name := p.ChildByFieldName("name")
-			return merge(a.taint(p, a.text(name), false, depth), a.follow(p, depth))
+			return merge(a.taint(p, a.text(name), false, depth, ""), a.follow(p, depth))
 		case "return_statement":
 			return flow{returned: true}
 		case "lambda":
@@ -152,8 +158,9 @@ func (a *pyAnalysis) kept(container, fill *sitter.Node) flow {
 	return a.at(UseLog, fill)
 }
 
-// stored follows a value assigned (or accumulated, aug) to target.
-func (a *pyAnalysis) stored(stmt, target *sitter.Node, aug bool, depth int) flow {
+// stored follows a value assigned (or accumulated, aug) to target; entry
+// is the constant key it has in the dict literal assigned ("" for none).
+func (a *pyAnalysis) stored(stmt, target *sitter.Node, aug bool, depth int, entry string) flow {
 	if target == nil {
 		return flow{}
 	}
@@ -165,7 +172,7 @@ func (a *pyAnalysis) stored(stmt, target *sitter.Node, aug bool, depth int) flow
 		}
 		return a.kept(held, stmt) // stored in a container or an object
 	case "identifier":
-		fl := a.taint(stmt, a.text(target), aug, depth)
+		fl := a.taint(stmt, a.text(target), aug, depth, entry)
 		if aug && fl.use == UseLog {
 			fl.lines = append([]int{int(stmt.StartPosition().Row) + 1}, fl.lines...)
 		}
@@ -178,7 +185,12 @@ func (a *pyAnalysis) stored(stmt, target *sitter.Node, aug bool, depth int) flow
 // All must agree: a test anywhere makes it UseBranch, a size UseShape; a
 // return or anything unknown leaves it UseNone, unless lenient (a value
 // accumulated with +=, which only a test, size or return overrules).
-func (a *pyAnalysis) taint(at *sitter.Node, name string, lenient bool, depth int) flow {
+//
+// With entry set, name holds a dict literal with the value under that
+// constant key: a read of another constant key (`d["step"]`) is not a use
+// of the value, and a read of its own (`d["loss"]`) is followed as the
+// value; any other use of the dict is the value's.
+func (a *pyAnalysis) taint(at *sitter.Node, name string, lenient bool, depth int, entry string) flow {
 	if a.tainted[name] {
 		return flow{use: UseLog, neutral: true}
 	}
@@ -191,7 +203,19 @@ func (a *pyAnalysis) taint(at *sitter.Node, name string, lenient bool, depth int
 	var out flow
 	first := true
 	a.uses(scope, name, func(n *sitter.Node) {
-		fl := a.follow(n, depth+1)
+		use := n
+		if entry != "" {
+			if sub := n.Parent(); sub != nil && sub.Kind() == "subscript" && sameNode(sub.ChildByFieldName("value"), n) {
+				k := a.constantString(sub.ChildByFieldName("subscript"))
+				switch {
+				case k != "" && k != entry:
+					return // another entry of the dict
+				case k == entry:
+					use = sub // the value read back out
+				}
+			}
+		}
+		fl := a.follow(use, depth+1)
 		if lenient && fl.use == UseNone && !fl.returned {
 			fl = flow{use: UseLog, neutral: true}
 		}
@@ -386,4 +410,21 @@ func (a *pyAnalysis) arithmeticKeepsScalar(op, v *sitter.Node) bool {
 		return true
 	}
 	return false
+}
+
+// constantString returns the text of a plain string literal ("loss",
+// 'step'), "" for anything else (an f-string, a name, a number).
+func (a *pyAnalysis) constantString(n *sitter.Node) string {
+	if n == nil || n.Kind() != "string" {
+		return ""
+	}
+	t := a.text(n)
+	if len(t) < 2 || (t[0] != '"' && t[0] != '\'') || t[len(t)-1] != t[0] {
+		return ""
+	}
+	inner := t[1 : len(t)-1]
+	if inner == "" || strings.ContainsAny(inner, "\"'\\{}") {
+		return ""
+	}
+	return inner
 }

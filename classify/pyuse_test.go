@@ -77,6 +77,10 @@ func TestPyUse(t *testing.T) {
 		{"appended, not in a loop", "def f(x, y):\n    sizes = []\n    sizes.append(x.item())  # <-\n    return torch.split(y, sizes)\n", item, UseNone, false},
 		{"appended, list iterated", "def f(x, ds):\n    out = []\n    out.append(x.item())  # <-\n    for d in out:\n        pass\n", item, UseNone, false},
 		{"appended, list tested", "def f(x):\n    seen = []\n    seen.append(x.item())  # <-\n    if seen[-1] > 3:\n        pass\n", item, UseNone, false},
+		{"dict literal, another key tested", "def f(x, i):\n    r = {'step': i, 'loss': x.item()}  # <-\n    if r['step'] % 10 == 0:\n        print(r)\n", item, UseLog, false},
+		{"dict literal, its own key tested", "def f(x, i):\n    r = {'step': i, 'loss': x.item()}  # <-\n    if r['loss'] > 1:\n        print(r)\n", item, UseBranch, false},
+		{"dict literal handed whole to an unknown call", "def f(x, i):\n    r = {'step': i, 'loss': x.item()}  # <-\n    if r['step'] > 1:\n        g(r)\n", item, UseNone, false},
+		{"dict literal, a computed key read: not followed", "def f(x, k):\n    r = {'loss': x.item()}  # <-\n    if r[k] > 1:\n        pass\n", item, UseNone, false},
 		{"stored, dict returned", "def f(x):\n    m = {}\n    m['n'] = x.item()  # <-\n    return m\n", item, UseNone, false},
 		// Copies to the host (readCopy): kept for later, or needed at once.
 		{"copy appended", "def f(x, out):\n    out.append(x.cpu())  # <-\n", cp, UseLog, false},
