@@ -45,6 +45,14 @@ func (a *pyAnalysis) containerUse(container, fill *sitter.Node) containerRead {
 	if container == nil {
 		return containerShown
 	}
+	// A store into a nested container (`rec["counts"]["pos"] = v`,
+	// `grid[i][j] = v`) is a store into its root: the root's reads are the
+	// value's (held-out round 12 sized a tensor from such an entry).
+	for container.Kind() == "subscript" {
+		if container = container.ChildByFieldName("value"); container == nil {
+			return containerNow
+		}
+	}
 	switch container.Kind() {
 	case "identifier":
 		name := a.text(container)
@@ -71,8 +79,9 @@ func (a *pyAnalysis) containerUse(container, fill *sitter.Node) containerRead {
 		if a.attributeNeeded(container) {
 			return containerNow
 		}
+		return containerShown
 	}
-	return containerShown
+	return containerNow // a call's result, a literal: not followed
 }
 
 // attributeNeeded reports whether an attribute's value may be needed: any

@@ -81,6 +81,9 @@ func TestPyUse(t *testing.T) {
 		{"dict literal, its own key tested", "def f(x, i):\n    r = {'step': i, 'loss': x.item()}  # <-\n    if r['loss'] > 1:\n        print(r)\n", item, UseBranch, false},
 		{"dict literal handed whole to an unknown call", "def f(x, i):\n    r = {'step': i, 'loss': x.item()}  # <-\n    if r['step'] > 1:\n        g(r)\n", item, UseNone, false},
 		{"dict literal, a computed key read: not followed", "def f(x, k):\n    r = {'loss': x.item()}  # <-\n    if r[k] > 1:\n        pass\n", item, UseNone, false},
+		{"stored into a nested dict that sizes a tensor", "def f(x, out):\n    rec = {'c': {}}\n    rec['c']['n'] = int(x)  # <-\n    print(rec)\n    return out.narrow(0, 0, rec['c']['n'])\n", pyRead{kind: readInt}, UseNone, false},
+		{"stored into a nested dict only printed", "def f(x):\n    rec = {'c': {}}\n    rec['c']['n'] = int(x)  # <-\n    print(rec)\n", pyRead{kind: readInt}, UseLog, false},
+		{"stored into a call's result", "def f(x):\n    get()['n'] = x.item()  # <-\n", item, UseNone, false},
 		{"stored, dict returned", "def f(x):\n    m = {}\n    m['n'] = x.item()  # <-\n    return m\n", item, UseNone, false},
 		// Copies to the host (readCopy): kept for later, or needed at once.
 		{"copy appended", "def f(x, out):\n    out.append(x.cpu())  # <-\n", cp, UseLog, false},
