@@ -241,3 +241,29 @@ func TestLabelledHeldOutRound11(t *testing.T) {
 		{"lean + Python sampling, program found without flags", "pysample", found, 0.875, 0.875},
 	})
 }
+
+// TestLabelledHeldOutRound12 scores round 12 (programs/ps12_*.py and
+// _ps12_records.py): eight programs that read values into records (metric
+// dicts, nested dicts, dicts updated, returned by a helper, handed to
+// functions), written and labelled by a helper who had not read the
+// classifier, four of them traps; committed (7466fd9) before any capture,
+// after a dict literal's entries came to be followed by key (from round
+// 9's record dict): its first out-of-sample check, which it passed by
+// changing nothing (every top site unknown with or without it). As first
+// scored, with the program found, one trap was called false: an int stored
+// into a nested dict (`rec["counts"]["pos"] = int(...)`) and then used as
+// narrow()'s length, taken as only shown because a store into anything but
+// a variable or an attribute counted as shown. Such a store is now a store
+// into its root container, and one into a call's result is not followed;
+// the floors are the scores after (all unknown).
+func TestLabelledHeldOutRound12(t *testing.T) {
+	t.Chdir("..")
+	t.Logf("held out, round 12 (records, after dict entries are followed by key)")
+	found := Options{FindSources: true}
+	scoreRuns(t, "held out (round 12), ", labelledPrograms(t, "ps12_"), []labelledRun{
+		{"lean", "lean", Options{}, 0.500, 0},
+		{"lean, program found without flags", "lean", found, 0.500, 0},
+		{"lean + Python sampling, no source", "pysample", Options{}, 0.500, 0},
+		{"lean + Python sampling, program found without flags", "pysample", found, 0.500, 0},
+	})
+}
