@@ -94,6 +94,8 @@ func (ld frameLoader) attachPythonSamples(ctx context.Context, syncs []Sync, dom
 		rowids = append(rowids, h.rowid)
 	}
 	found := map[int][][3]int64{}
+	// One stack is sampled many times: its payload is decoded once.
+	decoded := map[string][][3]int64{}
 	var rowid sql.NullInt64
 	var jsonText sql.NullString
 	var blob []byte
@@ -101,7 +103,16 @@ func (ld frameLoader) attachPythonSamples(ctx context.Context, syncs []Sync, dom
 		q := fmt.Sprintf(`SELECT rowid, %s, %s FROM %s WHERE rowid IN (%s)`,
 			s.col(tableNVTX, "jsonText", "NULL"), s.col(tableNVTX, "binaryData", "NULL"), s.Name(tableNVTX), inList(batch))
 		_, err := ld.scanRows(ctx, "reading Python samples", q, []any{&rowid, &jsonText, &blob}, func() error {
-			if frames := decodeFrames(jsonText, blob); len(frames) > 0 {
+			key := jsonText.String
+			if key == "" {
+				key = string(blob)
+			}
+			frames, ok := decoded[key]
+			if !ok {
+				frames = decodeFrames(jsonText, blob)
+				decoded[key] = frames
+			}
+			if len(frames) > 0 {
 				found[of[rowid.Int64]] = frames
 			}
 			return nil
