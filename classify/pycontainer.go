@@ -245,9 +245,28 @@ const maxCalleeDepth = 3
 // parameter: needed when any read of the parameter there may need it.
 // Any other call, or a function it cannot match, may test it.
 func (a *pyAnalysis) calleeNeeds(call, arg *sitter.Node, depth int, reads func(*sitter.Node, int) bool) bool {
-	fn := call.ChildByFieldName("function")
-	if depth >= maxCalleeDepth || fn == nil || fn.Kind() != "identifier" || arg.Parent().Kind() != "argument_list" {
+	if depth >= maxCalleeDepth {
 		return true
+	}
+	def, name, ok := a.calleeParam(call, arg)
+	if !ok {
+		return true
+	}
+	needed := false
+	a.uses(def, name, func(n *sitter.Node) {
+		needed = needed || reads(n, depth+1)
+	})
+	return needed
+}
+
+// calleeParam matches a plain positional argument of a call by name to the
+// parameter of the file's one top-level function of that name: the
+// function and the parameter's name; ok is false for any other call, a
+// keyword or splat argument, or a parameter the function assigns.
+func (a *pyAnalysis) calleeParam(call, arg *sitter.Node) (def *sitter.Node, name string, ok bool) {
+	fn := call.ChildByFieldName("function")
+	if fn == nil || fn.Kind() != "identifier" || arg.Parent() == nil || arg.Parent().Kind() != "argument_list" {
+		return nil, "", false
 	}
 	pos := -1
 	args := arg.Parent()
@@ -255,7 +274,7 @@ func (a *pyAnalysis) calleeNeeds(call, arg *sitter.Node, depth int, reads func(*
 		c := args.NamedChild(i)
 		if c.Kind() == "keyword_argument" || c.Kind() == "list_splat" || c.Kind() == "dictionary_splat" {
 			if sameNode(c, arg) {
-				return true
+				return nil, "", false
 			}
 			continue
 		}
@@ -264,23 +283,19 @@ func (a *pyAnalysis) calleeNeeds(call, arg *sitter.Node, depth int, reads func(*
 			break
 		}
 	}
-	def := a.moduleFunction(a.text(fn))
+	def = a.moduleFunction(a.text(fn))
 	if def == nil || pos < 0 {
-		return true
+		return nil, "", false
 	}
 	params := def.ChildByFieldName("parameters")
 	if params == nil || uint(pos) >= params.NamedChildCount() || params.NamedChild(uint(pos)).Kind() != "identifier" {
-		return true
+		return nil, "", false
 	}
-	name := a.text(params.NamedChild(uint(pos)))
+	name = a.text(params.NamedChild(uint(pos)))
 	if a.bindsOther(def, name) {
-		return true
+		return nil, "", false
 	}
-	needed := false
-	a.uses(def, name, func(n *sitter.Node) {
-		needed = needed || reads(n, depth+1)
-	})
-	return needed
+	return def, name, true
 }
 
 // testsContents says whether a read of a container decides control flow:

@@ -1,6 +1,7 @@
 package classify
 
 import (
+	"strconv"
 	"strings"
 
 	sitter "github.com/tree-sitter/go-tree-sitter"
@@ -191,15 +192,19 @@ func (a *pyAnalysis) stored(stmt, target *sitter.Node, aug bool, depth int, entr
 // of the value, and a read of its own (`d["loss"]`) is followed as the
 // value; any other use of the dict is the value's.
 func (a *pyAnalysis) taint(at *sitter.Node, name string, lenient bool, depth int, entry string) flow {
-	if a.tainted[name] {
+	scope := enclosingScope(at)
+	key := name // per scope: a function's name is not its caller's
+	if scope != nil {
+		key = strconv.Itoa(int(scope.StartByte())) + ":" + name
+	}
+	if a.tainted[key] {
 		return flow{use: UseLog, neutral: true}
 	}
 	if depth >= maxFlowDepth {
 		return flow{}
 	}
-	a.tainted[name] = true
-	defer delete(a.tainted, name)
-	scope := enclosingScope(at)
+	a.tainted[key] = true
+	defer delete(a.tainted, key)
 	var out flow
 	first := true
 	a.uses(scope, name, func(n *sitter.Node) {
