@@ -104,6 +104,10 @@ func (d *Diagnosis) WriteText(w io.Writer, opt TextOptions) error {
 			notes = []string{notes[0], notes[1] + " --pytorch=autograd-nvtx adds",
 				"host overhead: drop it when timing matters more than op names."}
 		}
+		if d.capture.python {
+			notes = append(notes, "Where CPU sampling is not allowed, --python-sampling=true works with -s none",
+				"and gives the line of each sync that waits longer than its period (1 ms).")
+		}
 		for _, line := range notes {
 			b.WriteString(st.dim.Render(line) + "\n")
 		}
