@@ -155,115 +155,71 @@ func TestLabelledHeldOutRound7(t *testing.T) {
 	})
 }
 
-// TestLabelledHeldOutRound8 scores round 8 (programs/ps_*.py and
-// _ps_common.py): six programs whose steps queue milliseconds of GPU work
-// before the read, as real steps do, so that Python periodic samples
-// (--python-sampling=true, 1 kHz) land inside their syncs; written and
-// labelled before any capture (b379d1b), captured lean and lean with
-// Python sampling. Two of them are built so that the program's lines alone
-// cannot decide (a logged read and a tested one of the same kind; a kept
-// .tolist() and a .tolist() sizing a split elsewhere).
-func TestLabelledHeldOutRound8(t *testing.T) {
-	t.Chdir("..")
-	t.Logf("held out, round 8 (Python periodic sampling)")
-	found := Options{FindSources: true}
-	scoreRuns(t, "held out (round 8), ", labelledPrograms(t, "ps_"), []labelledRun{
-		{"lean", "lean", Options{}, 0.500, 0.142},
-		{"lean, program found without flags", "lean", found, 0.666, 0.285},
-		{"lean + Python sampling, no source", "pysample", Options{}, 0.500, 0.142},
-		{"lean + Python sampling, program found without flags", "pysample", found, 0.916, 0.714},
-	})
+// sampledRound is one held-out round of programs with long GPU steps
+// (programs/ps*_*.py and _ps_common.py), captured lean and lean with
+// Python periodic sampling (pysample), each committed before any capture,
+// with its floors: top-site score and share of syncs right, for lean,
+// lean with the program found, sampling without the source, and sampling
+// with the program found.
+type sampledRound struct {
+	name, prefix, title string
+	floors              [4][2]float64
 }
 
-// TestLabelledHeldOutRound9 scores round 9 (programs/ps9_*.py and
-// _ps9_runlog.py): eight programs with long GPU steps written and labelled
-// by a helper who had not read the classifier, after the reading of
-// Python periodic samples and of the sampled line's places had landed
-// (so the first out-of-sample check of both), three of them traps (a
-// value formatted into a log line that a monitor parses and compares, a
-// logged value tested in another file's function, a count stored in a
-// dict and used as topk's k); committed (521ba41) before any capture,
-// captured lean and lean with --python-sampling=true. As first scored,
-// sampled with the program found, 62.5% with the f-string trap's three
-// syncs called false by "tensor printing" (Tensor.__format__ frames);
-// the floors are the scores after that rule stopped deciding on them.
-func TestLabelledHeldOutRound9(t *testing.T) {
-	t.Chdir("..")
-	t.Logf("held out, round 9 (Python periodic sampling, after the sampled-line reading)")
-	found := Options{FindSources: true}
-	scoreRuns(t, "held out (round 9), ", labelledPrograms(t, "ps9_"), []labelledRun{
-		{"lean", "lean", Options{}, 0.562, 0.111},
-		{"lean, program found without flags", "lean", found, 0.687, 0.333},
-		{"lean + Python sampling, no source", "pysample", Options{}, 0.562, 0.111},
-		{"lean + Python sampling, program found without flags", "pysample", found, 0.750, 0.555},
-	})
+// sampledRounds: the rounds of stop 18, in order.
+var sampledRounds = []sampledRound{
+	// Round 8 (b379d1b): six programs whose steps queue milliseconds of
+	// GPU work before the read, as real steps do, so that samples land
+	// inside their syncs; two built so that the program's lines alone
+	// cannot decide (a logged read and a tested one of the same kind; a
+	// kept .tolist() and a .tolist() sizing a split elsewhere).
+	{"round8", "ps_", "Python periodic sampling", [4][2]float64{{0.500, 0.142}, {0.666, 0.285}, {0.500, 0.142}, {0.916, 0.714}}},
+	// Round 9 (521ba41): eight programs by a helper who had not read the
+	// classifier, after the sample reading landed (its first
+	// out-of-sample check), three traps (a log line a monitor parses and
+	// compares, a logged value tested in another file's function, a count
+	// stored in a dict and used as topk's k). As first scored, sampled
+	// with the program found, 62.5% with the f-string trap's three syncs
+	// called false by "tensor printing" (Tensor.__format__ frames); the
+	// floors are after that rule stopped deciding on them.
+	{"round9", "ps9_", "Python periodic sampling, after the sampled-line reading", [4][2]float64{{0.562, 0.111}, {0.687, 0.333}, {0.562, 0.111}, {0.750, 0.555}}},
+	// Round 10 (40d2661): eight by another helper, after round 9's fixes,
+	// three traps. Floors: as first scored, the code unchanged.
+	{"round10", "ps10_", "Python periodic sampling, after round 9's fixes", [4][2]float64{{0.437, 0}, {0.500, 0.200}, {0.437, 0}, {0.562, 0.300}}},
+	// Round 11 (32a11dd): eight programs reading one bool a step, by a
+	// helper, two traps (a flag stored in a dict the step then tests; a
+	// helper that logs the flag and returns it to a caller that
+	// branches), committed before it was read; it checks two changes made
+	// while it was written: a bool read right after a reduction joins the
+	// program matcher, and option keywords (device=, generator=, …) are not
+	// sizes. Lean with the program: 50.0% before them, 75.0% after.
+	{"round11", "ps11_", "bool reads, after the 1-byte matcher change", [4][2]float64{{0.500, 0.500}, {0.750, 0.750}, {0.500, 0.500}, {0.875, 0.875}}},
+	// Round 12 (7466fd9): eight programs reading values into records, by a
+	// helper, four traps, after dict literals came to be followed by key
+	// (unchanged by it: every top site unknown either way). As first
+	// scored, with the program found, one trap was called false: an int
+	// stored into a nested dict then used as narrow()'s length, taken as
+	// only shown; stores into nested containers are now stores into their
+	// root. Floors: after that fix (all unknown).
+	{"round12", "ps12_", "records, after dict entries are followed by key", [4][2]float64{{0.500, 0}, {0.500, 0}, {0.500, 0}, {0.500, 0}}},
 }
 
-// TestLabelledHeldOutRound10 scores round 10 (programs/ps10_*.py and
-// _ps10_stats.py): eight programs with long GPU steps written and labelled
-// by another helper who had not read the classifier, after round 9's
-// fixes (Tensor.__format__ no longer deciding alone, a returned and
-// logged value left to the caller, sampled lines read in programs with
-// other imports), three traps among them; committed (40d2661) before any
-// capture, captured lean and lean with --python-sampling=true. Floors: as
-// first scored, the code unchanged.
-func TestLabelledHeldOutRound10(t *testing.T) {
+// TestLabelledHeldOutSampled scores rounds 8 to 12 (sampledRounds):
+//
+//	go test -count=1 ./classify/ -run HeldOutSampled -v
+func TestLabelledHeldOutSampled(t *testing.T) {
 	t.Chdir("..")
-	t.Logf("held out, round 10 (Python periodic sampling, after round 9's fixes)")
 	found := Options{FindSources: true}
-	scoreRuns(t, "held out (round 10), ", labelledPrograms(t, "ps10_"), []labelledRun{
-		{"lean", "lean", Options{}, 0.437, 0},
-		{"lean, program found without flags", "lean", found, 0.500, 0.200},
-		{"lean + Python sampling, no source", "pysample", Options{}, 0.437, 0},
-		{"lean + Python sampling, program found without flags", "pysample", found, 0.562, 0.300},
-	})
-}
-
-// TestLabelledHeldOutRound11 scores round 11 (programs/ps11_*.py and
-// _ps11_checks.py): eight programs that each read one bool a step (1
-// byte), written and labelled by a helper who had not read the
-// classifier, two of them traps (a flag stored in a dict the step then
-// tests; a helper that logs the flag and returns it to a caller that
-// branches), committed (32a11dd) before any capture and before it was
-// read; it checks two changes made while it was being written: a bool
-// read right after a bool reduction joins the program matcher (the
-// program's places, when they agree, decide before the GPU-op rule that
-// guesses a branch), and option keywords (device=, generator=, …) no
-// longer make a factory a size that may be a tensor.
-func TestLabelledHeldOutRound11(t *testing.T) {
-	t.Chdir("..")
-	t.Logf("held out, round 11 (bool reads, after the 1-byte matcher change)")
-	found := Options{FindSources: true}
-	scoreRuns(t, "held out (round 11), ", labelledPrograms(t, "ps11_"), []labelledRun{
-		{"lean", "lean", Options{}, 0.500, 0.500},
-		{"lean, program found without flags", "lean", found, 0.750, 0.750},
-		{"lean + Python sampling, no source", "pysample", Options{}, 0.500, 0.500},
-		{"lean + Python sampling, program found without flags", "pysample", found, 0.875, 0.875},
-	})
-}
-
-// TestLabelledHeldOutRound12 scores round 12 (programs/ps12_*.py and
-// _ps12_records.py): eight programs that read values into records (metric
-// dicts, nested dicts, dicts updated, returned by a helper, handed to
-// functions), written and labelled by a helper who had not read the
-// classifier, four of them traps; committed (7466fd9) before any capture,
-// after a dict literal's entries came to be followed by key (from round
-// 9's record dict): its first out-of-sample check, which it passed by
-// changing nothing (every top site unknown with or without it). As first
-// scored, with the program found, one trap was called false: an int stored
-// into a nested dict (`rec["counts"]["pos"] = int(...)`) and then used as
-// narrow()'s length, taken as only shown because a store into anything but
-// a variable or an attribute counted as shown. Such a store is now a store
-// into its root container, and one into a call's result is not followed;
-// the floors are the scores after (all unknown).
-func TestLabelledHeldOutRound12(t *testing.T) {
-	t.Chdir("..")
-	t.Logf("held out, round 12 (records, after dict entries are followed by key)")
-	found := Options{FindSources: true}
-	scoreRuns(t, "held out (round 12), ", labelledPrograms(t, "ps12_"), []labelledRun{
-		{"lean", "lean", Options{}, 0.500, 0},
-		{"lean, program found without flags", "lean", found, 0.500, 0},
-		{"lean + Python sampling, no source", "pysample", Options{}, 0.500, 0},
-		{"lean + Python sampling, program found without flags", "pysample", found, 0.500, 0},
-	})
+	for _, r := range sampledRounds {
+		t.Run(r.name, func(t *testing.T) {
+			t.Logf("held out, %s (%s)", r.name, r.title)
+			f := r.floors
+			scoreRuns(t, "held out ("+r.name+"), ", labelledPrograms(t, r.prefix), []labelledRun{
+				{"lean", "lean", Options{}, f[0][0], f[0][1]},
+				{"lean, program found without flags", "lean", found, f[1][0], f[1][1]},
+				{"lean + Python sampling, no source", "pysample", Options{}, f[2][0], f[2][1]},
+				{"lean + Python sampling, program found without flags", "pysample", found, f[3][0], f[3][1]},
+			})
+		})
+	}
 }

@@ -1,0 +1,107 @@
+package classify
+
+import (
+	"strings"
+
+	sitter "github.com/tree-sitter/go-tree-sitter"
+)
+
+// What one call or operator does with a value handed to it (pyflow.go
+// follows the value from node to node and asks these at each step).
+
+// useThrough: the call's result carries the value on (str, max, round...).
+const useThrough = -1
+
+// callUse says what a call does with an argument: UseLog for logging,
+// printing, a progress bar or appending to a list, UseShape for a size,
+// useThrough for a conversion or pick whose result is followed, UseNone
+// for anything else (a function that may branch on it).
+func (a *pyAnalysis) callUse(call *sitter.Node) int {
+	fn := call.ChildByFieldName("function")
+	name, method := a.callName(fn)
+	obj := ""
+	if method {
+		if o := fn.ChildByFieldName("object"); o != nil {
+			obj = strings.ToLower(a.text(o))
+		}
+	}
+	switch {
+	case !method && (name == "print" || name == "pprint"):
+		return int(UseLog)
+	case method && logMethods[name]:
+		return int(UseLog)
+	case method && loggerMethods[name] && (strings.Contains(obj, "log") || loggerObjects[obj]):
+		return int(UseLog)
+	case method && (name == "append" || name == "extend" || name == "appendleft"):
+		return int(UseLog)
+	case shapeCalls[name]:
+		return int(UseShape)
+	case !method && throughCalls[name], method && name == "format":
+		return useThrough
+	}
+	return int(UseNone)
+}
+
+var (
+	// logMethods log or show whatever object they are called on.
+	logMethods = map[string]bool{"add_scalar": true, "add_scalars": true, "add_histogram": true, "add_text": true,
+		"log_metric": true, "log_metrics": true, "set_postfix": true, "set_postfix_str": true, "set_description": true,
+		"set_description_str": true, "write": true}
+	// loggerMethods log when called on a logger (an object named *log*, or one of loggerObjects).
+	loggerMethods = map[string]bool{"info": true, "debug": true, "warning": true, "warn": true, "error": true,
+		"critical": true, "exception": true, "log": true, "log_dict": true}
+	loggerObjects = map[string]bool{"self": true, "wandb": true, "pl_module": true, "run": true, "mlflow": true,
+		"experiment": true, "fabric": true, "accelerator": true, "trainer": true}
+	// shapeCalls take sizes: the value becomes a shape.
+	shapeCalls = map[string]bool{"range": true, "empty": true, "zeros": true, "ones": true, "randn": true, "rand": true,
+		"randint": true, "arange": true, "new_zeros": true, "new_empty": true, "new_ones": true, "view": true,
+		"reshape": true, "expand": true, "repeat": true, "narrow": true, "split": true, "tensor_split": true,
+		"chunk": true, "topk": true, "resize_": true, "unflatten": true, "pad": true}
+	// keepsData are methods whose result holds the data of the object they
+	// are called on, converted or reshaped.
+	keepsData = map[string]bool{"numpy": true, "tolist": true, "detach": true, "clone": true, "copy": true, "float": true,
+		"double": true, "long": true, "int": true, "half": true, "contiguous": true, "squeeze": true, "flatten": true,
+		"ravel": true, "astype": true, "item": true}
+	// throughCalls return the value, converted or picked: their result is followed.
+	throughCalls = map[string]bool{"int": true, "float": true, "round": true, "abs": true, "max": true, "min": true,
+		"sorted": true, "sum": true, "str": true, "repr": true, "format": true, "list": true, "tuple": true, "dict": true}
+)
+
+// arithmeticKeepsScalar says whether a binary operation on v gives a value
+// that is still the read value's (a number with a literal, or a string
+// formatted with %): the other operand of anything else may be a tensor.
+func (a *pyAnalysis) arithmeticKeepsScalar(op, v *sitter.Node) bool {
+	left, right := op.ChildByFieldName("left"), op.ChildByFieldName("right")
+	other := left
+	if sameNode(left, v) {
+		other = right
+	}
+	if other == nil {
+		return false
+	}
+	if sameNode(right, v) && left != nil && left.Kind() == "string" {
+		return true // "%.3f" % v
+	}
+	switch other.Kind() {
+	case "integer", "float":
+		return true
+	}
+	return false
+}
+
+// constantString returns the text of a plain string literal ("loss",
+// 'step'), "" for anything else (an f-string, a name, a number).
+func (a *pyAnalysis) constantString(n *sitter.Node) string {
+	if n == nil || n.Kind() != "string" {
+		return ""
+	}
+	t := a.text(n)
+	if len(t) < 2 || (t[0] != '"' && t[0] != '\'') || t[len(t)-1] != t[0] {
+		return ""
+	}
+	inner := t[1 : len(t)-1]
+	if inner == "" || strings.ContainsAny(inner, "\"'\\{}") {
+		return ""
+	}
+	return inner
+}
