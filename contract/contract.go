@@ -142,8 +142,11 @@ type SiteJSON struct {
 	HostRead string `json:"host_read,omitempty"`
 	// SavingsExplained is the one line saying what the saving includes;
 	// SavingsParts its parts (absent without estimates).
-	SavingsExplained string                 `json:"savings_explained,omitempty"`
-	SavingsParts     *estimate.SavingsParts `json:"savings_parts,omitempty"`
+	SavingsExplained string `json:"savings_explained,omitempty"`
+	// Rewrite is the rewrite the estimated saving models (absent without
+	// estimates and for sites no total counts).
+	Rewrite      *RewriteJSON           `json:"rewrite,omitempty"`
+	SavingsParts *estimate.SavingsParts `json:"savings_parts,omitempty"`
 	// DeleteSavingsNs is what deleting the site's waits saves in the
 	// replay before any bound; UncountedSavingsNs that saving for a site
 	// no total counts; CopyOverlapBoundNs and SavingsBound the bound of
@@ -250,4 +253,14 @@ type ProfilerOverheadJSON struct {
 	SyncNs      int64             `json:"sync_ns"`
 	OtherNs     int64             `json:"other_ns"`
 	Sources     map[string]string `json:"sources"`
+}
+
+// RewriteJSON is the rewrite a site's estimated saving models: Kind is one
+// of "pinned-async-copy", "async-copy", "copy-overlap",
+// "gpu-side-ordering", "keep-on-gpu", "fixed-shape-op", "wait-removed"
+// and "wait-removed-only" (the recommended rewrite changes more than the
+// wait, and the saving does not count it); Assumes says it in words.
+type RewriteJSON struct {
+	Kind    string `json:"kind"`
+	Assumes string `json:"assumes"`
 }

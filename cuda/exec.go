@@ -103,10 +103,16 @@ func (m launchModel) String() string {
 }
 
 // issueAt is when, from an action starting at start, its GPU work is
-// issued: a graph launch that does not block under launchGraphsAtEnd (any
-// such launch under launchAtEnd), the device's launch call before the
-// recorded call's end; anything else at once.
+// issued: a copy from pageable memory to the device after the host's
+// staging of it (Work.StagedNs); a graph launch that does not block under
+// launchGraphsAtEnd (any such launch under launchAtEnd), the device's
+// launch call before the recorded call's end; anything else at once.
 func (r *runner) issueAt(a *Action, work []Work, start int64) int64 {
+	for _, w := range work {
+		if w.StagedNs > 0 {
+			return start + w.StagedNs
+		}
+	}
 	if a.Block != BlockNone || len(work) == 0 || r.launch == launchAtStart {
 		return start
 	}

@@ -151,7 +151,13 @@ type Work struct {
 	// for Ns - CoverNs.
 	Cover   int32
 	CoverNs int64
-	Op      string // the recorded op, for messages
+	// StagedNs, for a copy from pageable memory to the device, is the host
+	// time the recorded call spent staging it before its GPU part began
+	// (the op's start less the call's): the replay issues the copy that
+	// much into the action, as the driver did (0 for a copy the removed
+	// sync's rewrite makes from pinned memory: no staging).
+	StagedNs int64
+	Op       string // the recorded op, for messages
 }
 
 // EventOp records an event slot on a stream, or makes a stream wait for
@@ -181,7 +187,10 @@ type PlanOptions struct {
 	// one read off the trace (whatif.InferOverheads).
 	ProfilerOverheads *whatif.Overheads
 	// MaxCopyBytes caps a replayed copy (the rest of its time is spun);
-	// zero: DefaultMaxCopyBytes.
+	// zero: DefaultMaxCopyBytes, 64 MiB: a removed pageable copy's rewrite
+	// is a real pinned copy of all its bytes up to that size (the pinned
+	// rewrite, whatif.RewritesToPinned), not a spin at the recorded
+	// pageable speed.
 	MaxCopyBytes int64
 	// MaxCalls bounds the calls a plan holds; zero: DefaultMaxCalls.
 	MaxCalls int
@@ -189,7 +198,7 @@ type PlanOptions struct {
 
 // Plan limits.
 const (
-	DefaultMaxCopyBytes = 4 << 20
+	DefaultMaxCopyBytes = 64 << 20
 	DefaultMaxCalls     = 4_000_000
 )
 

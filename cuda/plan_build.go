@@ -72,6 +72,7 @@ func newPlanBuilder(tl *trace.Timeline, t *trace.Trace, opt PlanOptions) *planBu
 			}
 		}
 	}
+	b.claimFixedShape()
 	for g, group := range opt.Remove {
 		for _, si := range group {
 			if si >= 0 && si < len(t.Syncs) {
@@ -145,7 +146,7 @@ func (b *planBuilder) stream(pid trace.GlobalPid, id trace.StreamID) int32 {
 // everything else is spun for its recorded duration (a graph's: from its
 // first node's start to its last node's end), a kernel with its recorded
 // footprint.
-func (b *planBuilder) work(oi int) []Work {
+func (b *planBuilder) work(oi int, pinned bool) []Work {
 	op := &b.ops[oi]
 	st := b.stream(op.GlobalPid, op.Stream)
 	dur := op.End - op.Start
@@ -159,6 +160,11 @@ func (b *planBuilder) work(oi int) []Work {
 	}
 	if op.Kind == trace.OpGraph {
 		return []Work{{Kind: WorkGraph, Stream: st, Ns: dur, Op: opLabel(op)}}
+	}
+	if dir != 0 && !pinned && stagedCopy(op) {
+		// Replayed as recorded: a real copy here would run at pinned
+		// speed, several times faster than the staged one recorded.
+		return []Work{{Kind: WorkSpin, Stream: st, Ns: dur, Op: opLabel(op) + " (pageable, staged: its recorded time)"}}
 	}
 	if dir == 0 {
 		w := Work{Kind: WorkSpin, Stream: st, Ns: dur, Op: opLabel(op), Shape: b.shapeIndex(op)}
@@ -176,6 +182,48 @@ func (b *planBuilder) work(oi int) []Work {
 	}
 	b.copyBytes = max(b.copyBytes, n)
 	return append(out, Work{Kind: WorkCopy, Stream: st, Bytes: n, Dir: dir, Ns: dur, Op: opLabel(op)})
+}
+
+// claimFixedShape gives each count read the calls of the dynamic-shape op
+// around it, which its fixed-shape rewrite removes
+// (whatif.ClaimFixedShape), as the simulator does.
+func (b *planBuilder) claimFixedShape() {
+	var ops []*trace.Op
+	role := func(ci int32) whatif.ShapeRole {
+		ops = ops[:0]
+		for _, oi := range b.opsOf[int(ci)] {
+			ops = append(ops, &b.ops[oi])
+		}
+		return whatif.ShapeRoleOf(ops)
+	}
+	opNs := func(ci int32) int64 {
+		var ns int64
+		for _, oi := range b.opsOf[int(ci)] {
+			ns = max(ns, b.ops[oi].End-b.ops[oi].Start)
+		}
+		return ns
+	}
+	for i := range b.t.Syncs {
+		if !whatif.ReadsCount(&b.t.Syncs[i]) {
+			continue
+		}
+		b.host.ClaimFixedShape(int32(i), role, opNs)
+		for _, ci := range b.host.SyncCalls[i] {
+			if _, ok := b.syncOf[int(ci)]; !ok {
+				b.syncOf[int(ci)] = i
+			}
+		}
+	}
+}
+
+// stagedCopy reports whether copy op was made from or into pageable
+// memory in a size the driver stages through its pinned buffer chunk by
+// chunk (whatif.Staged: recorded several times slower than a pinned copy
+// of its bytes). A real copy in the
+// replay is always pinned, so such a copy is replayed by its recorded time,
+// unless the removed sync's rewrite makes it pinned (whatif.RewritesToPinned).
+func stagedCopy(op *trace.Op) bool {
+	return op.HostMem == trace.MemPageable && whatif.Staged(op.Bytes)
 }
 
 // inRegion reports whether t lies in the region: in one of its

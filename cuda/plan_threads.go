@@ -100,7 +100,7 @@ func (w *threadWriter) call(ci int) {
 	if isSync {
 		a.Sync = int32(si)
 	}
-	w.addWork(a, ci)
+	w.addWork(a, ci, false)
 	a.EventLo = int32(len(w.tp.EventOps))
 	w.tp.EventOps = append(w.tp.EventOps, st.records[ci]...)
 	w.tp.EventOps = append(w.tp.EventOps, st.waits[ci]...)
@@ -148,7 +148,7 @@ func (w *threadWriter) removedCall(ci, si int, gap int64, calls []int32) {
 		a := w.newAction(c, 0)
 		a.Name, a.Sync = c.Name+" (made asynchronous)", int32(si)
 		a.Dur = whatif.AsyncCopyCallNs(c.End-c.Start, b.launchCallNs)
-		w.addWork(a, ci)
+		w.addWork(a, ci, whatif.RewritesToPinned(s))
 		w.tp.Actions = append(w.tp.Actions, *a)
 	}
 	if int(calls[len(calls)-1]) == ci && !w.keep {
@@ -164,12 +164,20 @@ func (w *threadWriter) newAction(c *trace.TimelineCall, gap int64) *Action {
 	return a
 }
 
-// addWork adds the GPU work of call ci's ops to a.
-func (w *threadWriter) addWork(a *Action, ci int) {
+// addWork adds the GPU work of call ci's ops to a; pinned: the call is a
+// pageable copy that the removed sync's rewrite makes from pinned memory.
+func (w *threadWriter) addWork(a *Action, ci int, pinned bool) {
 	b := w.st.b
 	a.WorkLo = int32(len(w.tp.Work))
 	for _, oi := range b.opsOf[ci] {
-		for _, wk := range b.work(oi) {
+		staged := int64(0)
+		if op := &b.ops[oi]; !pinned && op.Kind == trace.OpMemcpy && op.Name == "memcpy HtoD" && op.HostMem == trace.MemPageable {
+			c := &b.calls[ci]
+			// The copy call itself then takes a launch call's time.
+			staged = max(min(op.Start-c.Start, c.End-c.Start-b.launchCallNs), 0)
+		}
+		for _, wk := range b.work(oi, pinned) {
+			wk.StagedNs = staged
 			w.tp.Work = append(w.tp.Work, wk)
 			switch wk.Kind {
 			case WorkCopy:

@@ -34,6 +34,10 @@ type Calibration struct {
 	// ProfilerOverheads, where measured, are the overhead per kind of
 	// call; a kind's value overrides ProfilerOverheadNs.
 	ProfilerOverheads
+	// PinnedHtoDNsPerMiB: GPU time per MiB of a host-to-device copy from
+	// pinned memory, beyond its fixed latency (whatif.PinnedCopyNs): the
+	// speed of the copy that the pinned rewrite of a pageable one makes.
+	PinnedHtoDNsPerMiB int64 `json:"pinned_htod_ns_per_mib,omitempty"`
 	// Source says where the numbers come from (GPU, driver, date).
 	Source string `json:"source"`
 }
@@ -53,6 +57,7 @@ func DefaultCalibration() Calibration {
 		D2HScalarCopyNs:    1_440,
 		RecordWaitNs:       3_700,
 		ProfilerOverheadNs: 3_700,
+		PinnedHtoDNsPerMiB: 19_000,
 		Source:             "defaults (H100 ground truth, docs/estimator.md)",
 	}
 }
@@ -98,6 +103,9 @@ type Constants struct {
 	// the host time before each call, by its kind.
 	ProfilerOverheadNs int64 `json:"profiler_overhead_ns"`
 	ProfilerOverheads
+	// PinnedHtoDNsPerMiB is the speed of a pinned host-to-device copy
+	// (Calibration.PinnedHtoDNsPerMiB).
+	PinnedHtoDNsPerMiB int64 `json:"pinned_htod_ns_per_mib"`
 	// Sources names, per constant, "trace (n=…)", the calibration's
 	// source or "default".
 	Sources map[string]string `json:"sources"`

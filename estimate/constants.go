@@ -2,6 +2,7 @@ package estimate
 
 import (
 	"sort"
+	"strings"
 
 	"github.com/nsyssync/nsyssync/trace"
 	"github.com/nsyssync/nsyssync/whatif"
@@ -19,6 +20,12 @@ type draft struct {
 	// From the timeline: small device-to-host copies, and the durations
 	// of event record and stream wait calls, inside the region.
 	scalar, record, waits []int64
+	// pinned: the time per MiB of pinned host-to-device copies
+	// (whatif.PinnedSpeedSample).
+	pinned []int64
+	// otherGPU: the trace ran on a GPU other than the one the default
+	// pinned copy speed was measured on.
+	otherGPU bool
 }
 
 // newDraft builds the model of the calls that start inside [start, end),
@@ -26,7 +33,7 @@ type draft struct {
 // calls that start before floatEnd, and reads its samples from the calls
 // and ops that start inside the region's intervals.
 func newDraft(tl *trace.Timeline, tr *trace.Trace, start, end int64, syncLo, syncHi int, floatEnd int64) *draft {
-	d := &draft{m: newModel(tl, tr, start, end, syncLo, syncHi, floatEnd)}
+	d := &draft{m: newModel(tl, tr, start, end, syncLo, syncHi, floatEnd), otherGPU: !onPinnedDefaultGPU(tr.GPUs)}
 	d.rec = d.m.recordedPass()
 	ivs := tr.Region.Intervals
 	d.in = make([]bool, len(d.m.calls))
@@ -34,8 +41,14 @@ func newDraft(tl *trace.Timeline, tr *trace.Trace, start, end int64, syncLo, syn
 		d.in[i] = inIntervals(ivs, d.m.host.Calls[i].Start)
 	}
 	for _, op := range tl.Ops {
-		if op.Kind == trace.OpMemcpy && op.Name == "memcpy DtoH" && op.Bytes <= 64 && inIntervals(ivs, op.Start) {
+		if op.Kind != trace.OpMemcpy || !inIntervals(ivs, op.Start) {
+			continue
+		}
+		if op.Name == "memcpy DtoH" && op.Bytes <= 64 {
 			d.scalar = append(d.scalar, op.End-op.Start)
+		}
+		if ns, ok := whatif.PinnedSpeedSample(&op); ok {
+			d.pinned = append(d.pinned, ns)
 		}
 	}
 	for _, call := range tl.Calls {
@@ -48,6 +61,23 @@ func newDraft(tl *trace.Timeline, tr *trace.Trace, start, end int64, syncLo, syn
 		}
 	}
 	return d
+}
+
+// PinnedSpeedUnknown is the source of a pinned copy speed the estimate
+// does not know: a staged copy's pinned rewrite keeps its recorded time.
+const PinnedSpeedUnknown = "unknown: no pinned copy in the trace, no calibration, and the default was measured on an H100"
+
+// onPinnedDefaultGPU reports whether the trace ran only on GPUs of the
+// kind the default pinned copy speed was measured on (an H100: its host
+// link speed is not another GPU's; a T4 on PCIe Gen3 copies at a fifth of
+// it).
+func onPinnedDefaultGPU(gpus []trace.GPU) bool {
+	for _, g := range gpus {
+		if !strings.Contains(g.Name, "H100") {
+			return false
+		}
+	}
+	return len(gpus) > 0
 }
 
 // inIntervals reports whether t lies in one of the sorted intervals.
@@ -65,7 +95,8 @@ func finishModels(ds []*draft, cal *Calibration) Constants {
 	p := newConstantPicker(cal)
 	c := &p.out
 	def := p.defaults
-	var lat, gaps, ovh, wake, launchCalls, scalar, record, waits []int64
+	var lat, gaps, ovh, wake, launchCalls, scalar, record, waits, pinned []int64
+	pinnedDefault := def.PinnedHtoDNsPerMiB
 	for _, d := range ds {
 		lat = d.m.latencySamples(d.rec, d.in, lat)
 	}
@@ -75,6 +106,10 @@ func finishModels(ds []*draft, cal *Calibration) Constants {
 		ovh, wake = d.m.blockSamples(d.rec, d.in, ovh, wake)
 		launchCalls = d.m.launchCallSamples(d.in, launchCalls)
 		scalar, record, waits = append(scalar, d.scalar...), append(record, d.record...), append(waits, d.waits...)
+		pinned = append(pinned, d.pinned...)
+		if d.otherGPU {
+			pinnedDefault = 0
+		}
 	}
 	p.pick("dispatch_gap_ns", &c.DispatchGapNs, gaps, p.calValue(func(k *Calibration) int64 { return k.DispatchGapNs }), def.DispatchGapNs)
 	p.pick("sync_overhead_ns", &c.SyncOverheadNs, ovh, p.calValue(func(k *Calibration) int64 { return k.SyncOverheadNs }), def.SyncOverheadNs)
@@ -84,6 +119,10 @@ func finishModels(ds []*draft, cal *Calibration) Constants {
 		launchCallNs = median(launchCalls)
 	}
 	p.pick("d2h_scalar_copy_ns", &c.D2HScalarCopyNs, scalar, p.calValue(func(k *Calibration) int64 { return k.D2HScalarCopyNs }), def.D2HScalarCopyNs)
+	p.pick("pinned_htod_ns_per_mib", &c.PinnedHtoDNsPerMiB, pinned, p.calValue(func(k *Calibration) int64 { return k.PinnedHtoDNsPerMiB }), pinnedDefault)
+	if c.PinnedHtoDNsPerMiB <= 0 {
+		c.Sources["pinned_htod_ns_per_mib"] = PinnedSpeedUnknown
+	}
 	var recordNs, waitNs int64
 	if len(record) >= 3 && len(waits) >= 3 {
 		recordNs, waitNs = median(record), median(waits)
@@ -136,7 +175,10 @@ func (m *model) gapSamples(r *recorded, in []bool, latency int64, gaps []int64) 
 			continue
 		}
 		for o := call.opLo; o < call.opHi; o++ {
-			if op := &m.ops[o]; op.launched && r.ready[o] > h.Start+latency && op.recStart >= r.ready[o] {
+			// Not a copy from or into pageable memory: queued, it starts
+			// when the host has staged its first chunk, tens of
+			// microseconds after its stream is ready (gt_h2d_mixed: 30 µs).
+			if op := &m.ops[o]; op.launched && !op.pageable && r.ready[o] > h.Start+latency && op.recStart >= r.ready[o] {
 				gaps = append(gaps, op.recStart-r.ready[o])
 			}
 		}

@@ -69,12 +69,12 @@ type scoreRow struct {
 	within, withinMedian bool
 }
 
-// withinTarget: within 3 percentage points or 30% of the measured saving
+// withinTarget: within 2 percentage points or 20% of the measured saving
 // (its median), whichever is larger, of the measured interval [lo, hi]
 // (the saving's range over the timing passes; lo = hi = the median scores
 // against the median alone).
 func withinTarget(est, measured, lo, hi float64) bool {
-	return toInterval(est, measured, lo, hi) <= math.Max(0.03, 0.3*math.Abs(measured))
+	return toInterval(est, measured, lo, hi) <= math.Max(0.02, 0.2*math.Abs(measured))
 }
 
 // toInterval is the distance from est to [lo, hi] widened to hold the
@@ -227,16 +227,18 @@ func checkRows(t *testing.T, sc scoring, rows []scoreRow) (within, median int) {
 			continue
 		}
 		// A sync-heavy loop of small kernels must not be estimated to save
-		// nothing; a loop of large GEMMs not more than a few percent.
+		// nothing; a loop of large GEMMs that measured a few percent not
+		// more than that (gemm_devsync, one 4096³ GEMM a step, measured
+		// 11%).
 		if r.kernels == "small" && r.measured >= 0.10 && r.estimated < 0.05 {
 			t.Errorf("%s: sync-heavy small-kernel loop measured %.1f%%, estimated only %.1f%%", r.scenario, 100*r.measured, 100*r.estimated)
 		}
-		if r.kernels == "large" && r.streams == 1 && r.estimated > 0.05 {
+		if r.kernels == "large" && r.streams == 1 && r.measured < 0.05 && r.estimated > 0.05 {
 			t.Errorf("%s: large-GEMM loop estimated to save %.1f%%", r.scenario, 100*r.estimated)
 		}
 	}
-	if sc.target && 5*within < 4*len(rows) {
-		t.Errorf("%s: %d of %d estimates within target of the measured interval, want at least 80%%", sc.name, within, len(rows))
+	if sc.target && 20*within < 17*len(rows) {
+		t.Errorf("%s: %d of %d estimates within target of the measured interval, want at least 85%%", sc.name, within, len(rows))
 	}
 	return within, median
 }

@@ -42,6 +42,9 @@ type model struct {
 	// launchCallNs: host cost of an asynchronous copy call, what a removed
 	// pageable host-to-device copy becomes.
 	launchCallNs int64
+	// pinnedBytes: the bytes of each op (by index in ops) that a removed
+	// sync's rewrite copies from pinned memory instead of pageable.
+	pinnedBytes map[int32]int64
 	// overheads: host time the profiler adds to each traced call, by its
 	// kind.
 	overheads whatif.Overheads
@@ -68,6 +71,9 @@ type simOp struct {
 	call     int32 // launch call (or the call it floats after)
 	launched bool  // tied to a launch call (removed with it)
 	compute  bool  // a kernel or graph: shares the device's SMs
+	// pageable: a copy from or into pageable memory, which starts once
+	// the host has staged it (not a dispatch gap after its stream).
+	pageable bool
 	lat      int64 // from the launch call's start
 	gap      int64 // after the stream is ready
 	dur      int64
@@ -107,7 +113,11 @@ type simBlock struct {
 
 // simSync is one inventory sync as the replay removes it.
 type simSync struct {
-	calls []int32 // m.host.SyncCalls of the sync
+	// fixedShape: a count read whose removal models the fixed-shape
+	// rewrite (its calls include the dynamic-shape op's,
+	// whatif.ClaimFixedShape).
+	fixedShape bool
+	calls      []int32 // m.host.SyncCalls of the sync
 	// barrier: the sync-free rewrite keeps GPU-side order (wait_stream,
 	// wait_event): later ops of the process wait for what the sync
 	// awaited. extraCost is the host cost of that rewrite.
@@ -151,7 +161,7 @@ func newModel(tl *trace.Timeline, tr *trace.Trace, start, end int64, syncLo, syn
 	pidIdx := map[trace.GlobalPid]int32{}
 	m.addOps(tl, callIdx, streamIdx, pidIdx, start, floatEnd)
 	m.addWaits(tl, callIdx, streamIdx)
-	m.addSyncs(tr.Syncs[syncLo:syncHi], callIdx, streamIdx, pidIdx)
+	m.addSyncs(tl, tr.Syncs[syncLo:syncHi], callIdx, streamIdx, pidIdx)
 	m.host.LinkHandOffs()
 	return m
 }
@@ -232,7 +242,7 @@ func (m *model) addOps(tl *trace.Timeline, callIdx *callIndex, streamIdx map[cal
 	for i, op := range tl.Ops {
 		s := m.streamOf(op.GlobalPid, op.Stream, op.Device, streamIdx, pidIdx)
 		so := simOp{stream: s, dur: op.End - op.Start, recStart: op.Start, recEnd: op.End, src: int32(i),
-			compute: op.Kind == trace.OpKernel || op.Kind == trace.OpGraph}
+			compute: op.Kind == trace.OpKernel || op.Kind == trace.OpGraph, pageable: op.Kind == trace.OpMemcpy && op.HostMem == trace.MemPageable}
 		key := int32(-1)
 		if ci, ok := callIdx.lookup(op.GlobalPid, op.CorrelationID); ok && op.CorrelationID != 0 {
 			key, so.launched = ci, true

@@ -7,7 +7,7 @@ import (
 
 // addSyncs marks the inventory's syncs on the model's calls: which calls
 // each sync removes, and how each blocking call waits.
-func (m *model) addSyncs(syncs []trace.Sync, callIdx *callIndex, streamIdx map[callKey]int32, pidIdx map[trace.GlobalPid]int32) {
+func (m *model) addSyncs(tl *trace.Timeline, syncs []trace.Sync, callIdx *callIndex, streamIdx map[callKey]int32, pidIdx map[trace.GlobalPid]int32) {
 	m.syncs = make([]simSync, len(syncs))
 	m.host.SyncCalls = make([][]int32, len(syncs))
 	kinds := map[string]trace.CallKind{} // ClassifyName is a regexp: once per name
@@ -34,6 +34,9 @@ func (m *model) addSyncs(syncs []trace.Sync, callIdx *callIndex, streamIdx map[c
 			kind := kindOf(c.Name)
 			if whatif.KeepsCopy(s, c.CorrelationID) {
 				m.calls[ci].keepOps = true // the data must still reach the GPU
+				if whatif.RewritesToPinned(s) {
+					m.markPinned(tl, ci)
+				}
 			}
 			if !c.Blocking {
 				continue
@@ -46,9 +49,80 @@ func (m *model) addSyncs(syncs []trace.Sync, callIdx *callIndex, streamIdx map[c
 				ss.stream = m.snapStreams[bl.snap]
 			}
 		}
-		ss.calls = m.host.SyncCalls[i]
 		m.syncs[i] = ss
 	}
+	m.claimFixedShape(tl, syncs)
+	for i := range m.syncs {
+		m.syncs[i].calls = m.host.SyncCalls[i]
+	}
+}
+
+// claimFixedShape gives each count read the calls of the dynamic-shape
+// op around it, which its fixed-shape rewrite removes
+// (whatif.ClaimFixedShape).
+func (m *model) claimFixedShape(tl *trace.Timeline, syncs []trace.Sync) {
+	var ops []*trace.Op
+	role := func(ci int32) whatif.ShapeRole {
+		ops = ops[:0]
+		for o := m.calls[ci].opLo; o < m.calls[ci].opHi; o++ {
+			ops = append(ops, &tl.Ops[m.ops[o].src])
+		}
+		return whatif.ShapeRoleOf(ops)
+	}
+	opNs := func(ci int32) int64 {
+		var ns int64
+		for o := m.calls[ci].opLo; o < m.calls[ci].opHi; o++ {
+			ns = max(ns, m.ops[o].dur)
+		}
+		return ns
+	}
+	for i := range syncs {
+		if whatif.ReadsCount(&syncs[i]) && m.host.ClaimFixedShape(int32(i), role, opNs) {
+			m.syncs[i].fixedShape = true
+		}
+	}
+}
+
+// markPinned records the bytes of call ci's host-to-device copies, which
+// the sync's rewrite makes from pinned memory (whatif.PinnedCopyNs).
+func (m *model) markPinned(tl *trace.Timeline, ci int32) {
+	c := &m.calls[ci]
+	for o := c.opLo; o < c.opHi; o++ {
+		op := &tl.Ops[m.ops[o].src]
+		if op.Kind == trace.OpMemcpy && op.Name == "memcpy HtoD" && op.Bytes > 0 {
+			if m.pinnedBytes == nil {
+				m.pinnedBytes = map[int32]int64{}
+			}
+			m.pinnedBytes[o] = op.Bytes
+		}
+	}
+}
+
+// rewrittenDur is op o's GPU time once its sync is removed: a pageable
+// host-to-device copy the rewrite makes from pinned memory takes the
+// pinned copy's time, anything else its own.
+func (m *model) rewrittenDur(o int32) int64 {
+	if b, ok := m.pinnedBytes[o]; ok {
+		return whatif.PinnedCopyNs(b, m.ops[o].dur, m.consts.PinnedHtoDNsPerMiB)
+	}
+	return m.ops[o].dur
+}
+
+// rewrittenStart is op o's gap after its stream and latency after its
+// launch once its sync is removed: a copy the rewrite makes from pinned
+// memory starts as a queued op does, without the host's staging of its
+// first chunk (recorded: 30–175 µs on gt_h2d_mixed); anything else as
+// recorded.
+func (m *model) rewrittenStart(o int32) (gap, lat int64) {
+	op := &m.ops[o]
+	if _, ok := m.pinnedBytes[o]; !ok {
+		return op.gap, op.lat
+	}
+	gap, lat = min(op.gap, m.consts.DispatchGapNs), op.lat
+	if lat != minTime {
+		lat = min(lat, m.consts.LaunchLatencyNs)
+	}
+	return gap, lat
 }
 
 // blockFor says what blocking call c of sync s waits for.

@@ -36,6 +36,10 @@ type SavingsParts struct {
 	// KeptCopyNs is the GPU time of copies a rewrite keeps: pageable
 	// host-to-device copies made asynchronous.
 	KeptCopyNs int64 `json:"kept_copy_ns"`
+	// FixedShapeSyncs counts the count reads whose fixed-shape rewrite
+	// the saving models: the dynamic-shape op's passes around the read
+	// go with it, one pass kept (whatif.ClaimFixedShape).
+	FixedShapeSyncs int64 `json:"fixed_shape_syncs,omitempty"`
 }
 
 // excluded reports whether site i stays out of every removable total: its
@@ -53,10 +57,13 @@ func (p *part) siteParts(i int, copyBound bool) (parts SavingsParts, bound int64
 		ss := &m.syncs[l]
 		parts.HostCodeNs += ss.cutBefore + ss.cutAfter
 		parts.RewriteCostNs += ss.extraCost
+		if ss.fixedShape {
+			parts.FixedShapeSyncs++
+		}
 		for _, ci := range ss.calls {
 			if m.calls[ci].keepOps {
 				for o := m.calls[ci].opLo; o < m.calls[ci].opHi; o++ {
-					parts.KeptCopyNs += m.ops[o].dur
+					parts.KeptCopyNs += m.rewrittenDur(o)
 				}
 			}
 		}

@@ -49,6 +49,7 @@ func (e *estimator) siteSavings(ctx context.Context, i int, work int64, est *Sit
 		parts.HostCodeNs += pp.HostCodeNs
 		parts.RewriteCostNs += pp.RewriteCostNs
 		parts.KeptCopyNs += pp.KeptCopyNs
+		parts.FixedShapeSyncs += pp.FixedShapeSyncs
 		bound += b
 		var s int64
 		var err error
@@ -83,6 +84,7 @@ func (e *estimator) siteSavings(ctx context.Context, i int, work int64, est *Sit
 		parts.HostCodeNs = extrapolate(parts.HostCodeNs, all, replayed)
 		parts.RewriteCostNs = extrapolate(parts.RewriteCostNs, all, replayed)
 		parts.KeptCopyNs = extrapolate(parts.KeptCopyNs, all, replayed)
+		parts.FixedShapeSyncs = extrapolate(parts.FixedShapeSyncs, all, replayed)
 	}
 	for _, si := range e.siteIdx[i] {
 		s := &e.t.Syncs[si]

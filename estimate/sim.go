@@ -74,7 +74,7 @@ func (s *simulator) replay(ctx context.Context, w window, remove []int) (int64, 
 		removed := s.removed[i]
 		start := s.callStart(h, removed)
 		for o := c.opLo; o < c.opHi; o++ {
-			gpuEnd = max(gpuEnd, s.replayOp(o, start, removed && m.ops[o].launched && !c.keepOps))
+			gpuEnd = max(gpuEnd, s.replayOp(o, start, removed && m.ops[o].launched && !c.keepOps, removed && c.keepOps))
 		}
 		if c.snap >= 0 {
 			s.snaps[c.snap], s.snapStamp[c.snap] = s.lastEnd[c.snapStream], s.run
@@ -166,8 +166,9 @@ func (s *simulator) depEnd(h *whatif.Call) int64 {
 }
 
 // replayOp places op o, launched by a call that started at launch, and
-// returns its end (minTime when dropped with its removed call).
-func (s *simulator) replayOp(o int32, launch int64, drop bool) int64 {
+// returns its end (minTime when dropped with its removed call); rewritten:
+// its removed call is kept in its rewrite (model.rewrittenDur).
+func (s *simulator) replayOp(o int32, launch int64, drop, rewritten bool) int64 {
 	m := s.m
 	op := &m.ops[o]
 	s.ops.stamp[o] = s.run
@@ -177,16 +178,23 @@ func (s *simulator) replayOp(o int32, launch int64, drop bool) int64 {
 		return minTime
 	}
 	ready := max(s.lastEnd[op.stream], s.floor[op.stream])
+	gap, lat := op.gap, op.lat
+	if rewritten {
+		gap, lat = m.rewrittenStart(o)
+	}
 	var st int64
 	switch {
-	case op.lat != minTime:
-		st = max(ready+op.gap, launch+op.lat)
+	case lat != minTime:
+		st = max(ready+gap, launch+lat)
 	case ready == minTime: // a floating op with nothing before it
 		st = op.recStart
 	default:
-		st = ready + op.gap
+		st = ready + gap
 	}
 	dur := op.dur
+	if rewritten {
+		dur = m.rewrittenDur(o)
+	}
 	if op.compute {
 		dur = contended(dur, m.overlap(op.stream, st, st+dur, s.ptr, &s.ops, s.run), op.recOverlap)
 	}

@@ -42,6 +42,12 @@ type Estimates struct {
 	// ProfilerOverhead is the profiler's per-call host overhead the
 	// simulator took off, per API kind, and where each value came from.
 	ProfilerOverhead contract.ProfilerOverheadJSON
+	// PinnedHtoDNsPerMiB is the pinned host-to-device copy speed the
+	// pinned rewrite of a pageable copy assumes, and PinnedHtoDSource
+	// where it came from (the trace's pinned copies, a calibration, the
+	// default measured on an H100).
+	PinnedHtoDNsPerMiB int64
+	PinnedHtoDSource   string
 }
 
 // SiteEstimate is one site's estimated saving.
@@ -205,6 +211,7 @@ func FromEstimate(r *estimate.Result) *Estimates {
 			e.ProfilerOverhead.Sources[k] = v
 		}
 	}
+	e.PinnedHtoDNsPerMiB, e.PinnedHtoDSource = c.PinnedHtoDNsPerMiB, c.Sources["pinned_htod_ns_per_mib"]
 	e.Sampled = r.Sampled
 	for _, s := range r.Sites {
 		e.Sites[s.ID] = SiteEstimate{SavingsNs: s.SavingsNs, Sampled: s.Sampled, DeleteNs: s.DeleteSavingsNs, UncountedNs: s.UncountedSavingsNs,

@@ -72,6 +72,7 @@ type htmlDetail struct {
 	NVTX           string
 	Evidence       [][]span
 	Fix            []span
+	Rewrite        string // the rewrite the saving assumes
 	PythonFrames   []string
 	NativeFrames   []string
 	SyncID         string
@@ -160,6 +161,9 @@ func (a *Analysis) htmlDetail(ctx context.Context, s *classify.Site, tr Timeline
 	}
 	if s.Fix != "" {
 		d.Fix = htmlSpans(s.Fix)
+	}
+	if rw, ok := a.RewriteAssumed(s); ok {
+		d.Rewrite = htmlText(rw.Assumes)
 	}
 	if s.Confidence > 0 {
 		d.Confidence = fmt.Sprintf("%.2f", s.Confidence)

@@ -60,6 +60,9 @@ func (a *Analysis) documentHead() contract.Document {
 		sj.Phase, sj.PhaseReason, sj.NeededCopyBytes = string(s.Phase), textsafe.Bound(s.PhaseReason), s.NeededCopyBytes
 		sj.HostRead = textsafe.Bound(s.HostRead)
 		sj.SavingsExplained = textsafe.Bound(a.SavingsExplanation(s))
+		if rw, ok := a.RewriteAssumed(s); ok {
+			sj.Rewrite = &rw
+		}
 		if s.Counting() == classify.CountNone {
 			d.Totals.UncountedSites++
 		}

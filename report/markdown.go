@@ -125,6 +125,9 @@ func (a *Analysis) markdownSite(b *strings.Builder, s *classify.Site) {
 	if why := a.SavingsExplanation(s); why != "" {
 		fmt.Fprintf(b, "- **savings explained**: %s\n", mdText(why))
 	}
+	if rw, ok := a.RewriteAssumed(s); ok {
+		fmt.Fprintf(b, "- **rewrite assumed**: %s\n", mdText(rw.Assumes))
+	}
 	if reason, ok := a.Allowed[s.ID]; ok {
 		fmt.Fprintf(b, "- **allowed**: %s\n", mdText(reason))
 	}

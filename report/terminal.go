@@ -230,6 +230,9 @@ func (a *Analysis) textDetails(b *strings.Builder, st *styles, opt TextOptions) 
 		if why := a.SavingsExplanation(s); why != "" {
 			field("why", termText(why))
 		}
+		if rw, ok := a.RewriteAssumed(s); ok {
+			field("assumes", termText(rw.Assumes))
+		}
 		if reason, ok := a.Allowed[s.ID]; ok {
 			field("allowed", st.allowed.Render(termText(reason)))
 		}

@@ -59,6 +59,10 @@ type Op struct {
 	CorrelationID int64
 	GlobalPid     GlobalPid
 	Bytes         int64 // memcpy and memset
+	// HostMem is a copy's host-side memory kind: the source of a
+	// host-to-device copy, the destination of a device-to-host one
+	// (MemUnknown for other ops and where the export lacks the columns).
+	HostMem MemKind
 	// Launch is a kernel's launch configuration (zero for other ops, and
 	// where the export lacks the columns).
 	Launch KernelLaunch
@@ -209,23 +213,23 @@ func (tr timelineReader) timelineOps(ctx context.Context, tls []*Timeline, rd ti
 		}
 		// A column read only from some tables is given a name no table
 		// has ("-") elsewhere, so that it reads as its default.
-		name, bytes, extra, launch := "-", "-", "-", "-"
+		name, bytes, extra, launch, srcKind, dstKind := "-", "-", "-", "-", "-", "-"
 		switch src.kind {
 		case OpKernel:
 			name, launch = kernelName, ""
 		case OpMemcpy:
-			bytes, extra = "bytes", "copyKind"
+			bytes, extra, srcKind, dstKind = "bytes", "copyKind", "srcKind", "dstKind"
 		case OpMemset:
 			bytes = "bytes"
 		}
 		cols := []intCol{col("start"), col("end"), col("deviceId"), colOr("contextId", 0), col("streamId"), colOr("correlationId", 0),
-			colOr("globalPid", 0), colOr(bytes, 0), col(name), col(extra)}
+			colOr("globalPid", 0), colOr(bytes, 0), col(name), col(extra), colOr(srcKind, int64(MemUnknown)), colOr(dstKind, int64(MemUnknown))}
 		for _, c := range launchColumns {
 			cols = append(cols, colOr(launch+c, 0))
 		}
 		err := tr.scanQueries(ctx, "reading the timeline's GPU ops", src.table, cols, nil, "", rd, func(v []sql.NullInt64, window int) error {
 			op := Op{Kind: src.kind, Start: v[0].Int64, End: v[1].Int64, Device: DeviceID(v[2].Int64), Context: ContextID(v[3].Int64), Stream: StreamID(v[4].Int64),
-				CorrelationID: v[5].Int64, GlobalPid: GlobalPid(v[6].Int64), Bytes: v[7].Int64, Launch: launchOf(v[10:])}
+				CorrelationID: v[5].Int64, GlobalPid: GlobalPid(v[6].Int64), Bytes: v[7].Int64, HostMem: MemUnknown, Launch: launchOf(v[12:])}
 			nameID := int64(-1)
 			switch src.kind {
 			case OpKernel:
@@ -234,7 +238,9 @@ func (tr timelineReader) timelineOps(ctx context.Context, tls []*Timeline, rd ti
 					nameIDs[nameID] = true
 				}
 			case OpMemcpy:
-				op.Name = copyKindName(CopyKind(v[9].Int64))
+				dir := CopyKind(v[9].Int64)
+				op.Name = copyKindName(dir)
+				op.HostMem = hostMemOf(dir, v[10], v[11])
 			default:
 				op.Name = string(src.kind)
 			}
@@ -329,6 +335,24 @@ func (tr timelineReader) timelineWaits(ctx context.Context, tls []*Timeline, rd 
 		}
 		return nil
 	})
+}
+
+// hostMemOf is the host side's memory kind of a copy in direction dir
+// from its source and destination kinds (MemUnknown where neither side is
+// the host, or the column is missing).
+func hostMemOf(dir CopyKind, src, dst sql.NullInt64) MemKind {
+	pick := src
+	switch normDirection(dir) {
+	case CopyHtoD:
+	case CopyDtoH:
+		pick = dst
+	default:
+		return MemUnknown
+	}
+	if !pick.Valid {
+		return MemUnknown
+	}
+	return MemKind(pick.Int64)
 }
 
 func copyKindName(k CopyKind) string {

@@ -1,0 +1,153 @@
+package whatif
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/nsyssync/nsyssync/trace"
+)
+
+// The rewrite the report recommends for a dynamic-shape op (nonzero and
+// indexing, masked_select, unique) is a fixed-shape one (torch.where, a
+// scatter into a fixed-size table): the count read goes, and so does the
+// op's own work around it — the library passes that count before the read
+// (cub's reduce, select, scan and radix-sort kernels and their memsets)
+// and the ones that write the output after it — replaced by one pass over
+// the input. The model removes those calls with the sync and keeps one of
+// their launches, the one with the longest GPU op, as the fixed-shape
+// op's pass (ClaimFixedShape). Measured on the GPU machine
+// (fixtures/copyspeed/ops.json, no profiler): nonzero + index + sum against
+// torch.where + sum, 83–117 µs against 46–83 µs of host time per call at
+// 64K–16M elements; unique against a scatter into 1000 bins, 130 µs–1.2 ms
+// against 37–47 µs.
+
+// shapeKernels are name parts of the kernels a dynamic-shape op runs to
+// count and compact its output (CUB's device-wide passes, as PyTorch's
+// nonzero, masked_select and unique launch them).
+var shapeKernels = []string{"DeviceReduce", "DeviceSelect", "DeviceCompact", "DeviceScan", "DeviceRadixSort",
+	"DeviceSegmentedSort", "DeviceSegmentedRadixSort", "DeviceMergeSort", "DeviceRunLengthEncode", "nonzero", "unique"}
+
+// IsShapeKernel reports whether kernel name is one of those passes.
+func IsShapeKernel(name string) bool {
+	for _, k := range shapeKernels {
+		if strings.Contains(name, k) {
+			return true
+		}
+	}
+	return false
+}
+
+// ShapeRole is what a call is to a dynamic-shape op around a count read.
+type ShapeRole int8
+
+const (
+	// ShapeOther ends the op: any other call.
+	ShapeOther ShapeRole = iota
+	// ShapeNeutral may lie inside the op: a memset, or a call that
+	// launches nothing (a name or capture query).
+	ShapeNeutral
+	// ShapePass launches only the op's passes (IsShapeKernel).
+	ShapePass
+)
+
+// maxShapeCalls bounds the calls searched on each side of a count read.
+const maxShapeCalls = 64
+
+// ClaimFixedShape claims for sync s, whose own calls are claimed already
+// and read a count (a device-to-host copy of at most 8 bytes), the calls
+// of the dynamic-shape op around it on the sync's thread: the run of
+// passes and neutral calls right before its first call and right after
+// its last, each run trimmed of neutral calls at its far end. Nothing is
+// claimed unless a pass runs before the read. The pass with the longest
+// GPU op (opNs) stays unclaimed: the fixed-shape op's pass. Claimed calls
+// are removed with the sync, as its own are; SyncCalls[s] stays in call
+// order, its first call marked SyncFirst. It reports whether it found the
+// op (a pass before the read).
+func (h *Host) ClaimFixedShape(s int32, role func(ci int32) ShapeRole, opNs func(ci int32) int64) bool {
+	calls := h.SyncCalls[s]
+	if len(calls) == 0 {
+		return false
+	}
+	first, last := calls[0], calls[0]
+	for _, c := range calls {
+		first, last = min(first, c), max(last, c)
+	}
+	before := h.shapeRun(first, -1, role)
+	if !hasPass(before, role) {
+		return false
+	}
+	run := append(before, h.shapeRun(last, 1, role)...)
+	keep, keepNs := noIndex, int64(-1)
+	for _, ci := range run {
+		if role(ci) == ShapePass && opNs(ci) > keepNs {
+			keep, keepNs = ci, opNs(ci)
+		}
+	}
+	for _, ci := range run {
+		if ci != keep && h.Calls[ci].Sync < 0 {
+			h.Calls[ci].Sync = s
+			h.SyncCalls[s] = append(h.SyncCalls[s], ci)
+		}
+	}
+	sorted := h.SyncCalls[s]
+	sort.Slice(sorted, func(i, j int) bool { return sorted[i] < sorted[j] })
+	for _, ci := range sorted {
+		h.Calls[ci].SyncFirst = false
+	}
+	h.Calls[sorted[0]].SyncFirst = true
+	return true
+}
+
+// shapeRun is the run of passes and neutral calls on call from's thread
+// going from it in direction dir (-1 earlier, +1 later), trimmed of
+// neutral calls at its far end; calls another sync claimed end it.
+func (h *Host) shapeRun(from int32, dir int, role func(ci int32) ShapeRole) []int32 {
+	th := h.Calls[from].Thread
+	var run []int32
+	for ci := int(from) + dir; ci >= 0 && ci < len(h.Calls) && len(run) < maxShapeCalls; ci += dir {
+		c := &h.Calls[ci]
+		if c.Thread != th {
+			continue
+		}
+		if c.Sync >= 0 || role(int32(ci)) == ShapeOther {
+			break
+		}
+		run = append(run, int32(ci))
+	}
+	for len(run) > 0 && role(run[len(run)-1]) != ShapePass {
+		run = run[:len(run)-1]
+	}
+	return run
+}
+
+func hasPass(run []int32, role func(ci int32) ShapeRole) bool {
+	for _, ci := range run {
+		if role(ci) == ShapePass {
+			return true
+		}
+	}
+	return false
+}
+
+// ReadsCount reports whether sync s reads a count: a device-to-host copy
+// of at most 8 bytes.
+func ReadsCount(s *trace.Sync) bool {
+	return s.Copy != nil && !s.Copy.Memset && s.Copy.Direction == trace.CopyDtoH && s.Copy.Bytes > 0 && s.Copy.Bytes <= 8
+}
+
+// ShapeRoleOf is a call's role from its GPU ops' kinds and names: no op,
+// a neutral call; only memsets, neutral; only passes (with memsets),
+// a pass; anything else, other.
+func ShapeRoleOf(ops []*trace.Op) ShapeRole {
+	role := ShapeNeutral
+	for _, op := range ops {
+		switch {
+		case op.Kind == trace.OpMemset:
+		case op.Kind == trace.OpKernel && IsShapeKernel(op.Name):
+			role = ShapePass
+		default:
+			return ShapeOther
+		}
+	}
+	return role
+}
