@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/nsyssync/nsyssync/whatif"
 )
 
 // Calibration is what this GPU and driver cost, measured with the spin
@@ -37,6 +39,11 @@ type Calibration struct {
 	// RecordWaitNs: host time of cuEventRecord plus cuStreamWaitEvent (a
 	// wait_stream, the sync-free rewrite of a cross-stream sync).
 	RecordWaitNs int64 `json:"record_wait_ns"`
+	// PinnedHtoDNsPerMiB: GPU time per MiB of a 16 MiB host-to-device
+	// copy from page-locked memory, beyond whatif.PinnedCopyLatencyNs,
+	// between two events: the speed of the copy a pageable one's pinned
+	// rewrite makes (estimate.Calibration reads it by the same name).
+	PinnedHtoDNsPerMiB int64 `json:"pinned_htod_ns_per_mib"`
 	// TimerStepNs and SpinOverheadNs describe the spin kernel: the
 	// resolution of %globaltimer, and the per-op time of back-to-back spins
 	// beyond what they were asked for.
@@ -57,7 +64,7 @@ func (d *Device) Calibrate(ctx context.Context, samples int) (*Calibration, erro
 	c := &Calibration{Samples: samples, TimerStepNs: d.model.TimerStepNs, SpinOverheadNs: d.model.SpinOverheadNs,
 		Date: time.Now().UTC().Format(time.RFC3339)}
 	const chain = 64
-	err := d.withSession(sessionSpec{streams: 2, events: 3, timing: true, copyBytes: 4096, stamps: chain + 1}, func(s session) error {
+	err := d.withSession(sessionSpec{streams: 2, events: 3, timing: true, copyBytes: pinnedCopyBytes, stamps: chain + 1}, func(s session) error {
 		m := &meter{s: s, base: time.Now(), n: samples}
 		steps := []struct {
 			dst *int64
@@ -71,6 +78,7 @@ func (d *Device) Calibrate(ctx context.Context, samples int) (*Calibration, erro
 			{&c.D2HScalarCopyNs, m.scalarCopy},
 			{&c.D2HScalarRoundTripNs, m.scalarRoundTrip},
 			{&c.RecordWaitNs, m.recordWait},
+			{&c.PinnedHtoDNsPerMiB, m.pinnedCopySpeed},
 		}
 		for _, st := range steps {
 			if err := ctx.Err(); err != nil {
@@ -198,6 +206,32 @@ func (m *meter) scalarCopy() (int64, error) {
 		}
 		el, err := m.s.elapsed(0, 1)
 		return int64(el), err
+	})
+}
+
+// pinnedCopyBytes is the copy pinnedCopySpeed times: large enough that the
+// fixed latency is a few percent of it.
+const pinnedCopyBytes = 16 << 20
+
+// pinnedCopySpeed is the median GPU time per MiB of a pinnedCopyBytes
+// host-to-device copy from page-locked memory, less the fixed latency
+// (whatif.PinnedCopyLatencyNs); at most 20 trials.
+func (m *meter) pinnedCopySpeed() (int64, error) {
+	trials := &meter{s: m.s, base: m.base, n: min(m.n, 20)}
+	return trials.each(func() (int64, error) {
+		for _, f := range []func() error{
+			func() error { return m.s.record(0, 0) },
+			func() error { return m.s.copy(0, dirHtoD, pinnedCopyBytes) },
+			func() error { return m.s.record(1, 0) },
+			func() error { return m.s.syncStream(0) },
+		} {
+			if err := f(); err != nil {
+				return 0, err
+			}
+		}
+		el, err := m.s.elapsed(0, 1)
+		ns := max(int64(el)-whatif.PinnedCopyLatencyNs, 1)
+		return ns * (1 << 20) / pinnedCopyBytes, err
 	})
 }
 

@@ -141,6 +141,11 @@ func TestGPUCalibrate(t *testing.T) {
 	if c.D2HScalarCopyNs <= 0 || c.D2HScalarCopyNs > 50_000 {
 		t.Errorf("D2H scalar copy = %d ns: want (0, 50 µs]", c.D2HScalarCopyNs)
 	}
+	// A pinned copy runs at 1–64 GB/s on any PCIe or NVLink host link
+	// (the H100 of docs/estimator.md: 55 GB/s, 19,000 ns per MiB).
+	if v := c.PinnedHtoDNsPerMiB; v < 16_000 || v > 1_000_000 {
+		t.Errorf("pinned copy = %d ns per MiB: want [16, 1000] µs", v)
+	}
 }
 
 // TestGPUMemoryAndRelease replays a region and checks the device memory

@@ -92,12 +92,13 @@ func runCalibrate(ctx context.Context, opt calibrateOptions, stdout io.Writer) e
 // and an unprofiled run, not a GPU.
 func calibrationProfile(c *cuda.Calibration) estimate.Calibration {
 	return estimate.Calibration{
-		SyncOverheadNs:  c.SyncOverheadNs,
-		SyncWakeNs:      c.SyncWakeNs,
-		LaunchLatencyNs: c.LaunchLatencyNs,
-		DispatchGapNs:   c.DispatchGapNs,
-		D2HScalarCopyNs: c.D2HScalarCopyNs,
-		RecordWaitNs:    c.RecordWaitNs,
+		SyncOverheadNs:     c.SyncOverheadNs,
+		SyncWakeNs:         c.SyncWakeNs,
+		LaunchLatencyNs:    c.LaunchLatencyNs,
+		DispatchGapNs:      c.DispatchGapNs,
+		D2HScalarCopyNs:    c.D2HScalarCopyNs,
+		RecordWaitNs:       c.RecordWaitNs,
+		PinnedHtoDNsPerMiB: c.PinnedHtoDNsPerMiB,
 		Source: fmt.Sprintf("nsyssync calibrate on %s (driver %s, CUDA driver API %d), %d samples, %s",
 			c.GPU.Name, c.GPU.Driver, c.GPU.CUDA, c.Samples, c.Date),
 	}
@@ -118,6 +119,7 @@ func writeCalibrationText(w io.Writer, path string, c *cuda.Calibration) {
 		{"D2H scalar copy (4 bytes, GPU time)", c.D2HScalarCopyNs},
 		{"D2H scalar copy + sync (host round trip)", c.D2HScalarRoundTripNs},
 		{"event record + stream wait", c.RecordWaitNs},
+		{"pinned host-to-device copy, per MiB (16 MiB, GPU time)", c.PinnedHtoDNsPerMiB},
 		{"%globaltimer step", c.TimerStepNs},
 	} {
 		fmt.Fprintf(tw, "%s\t%.2f µs\n", r.name, float64(r.ns)/1e3)
