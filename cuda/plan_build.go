@@ -186,7 +186,7 @@ func (b *planBuilder) work(oi int, pinned bool) []Work {
 
 // claimFixedShape gives each count read the calls of the dynamic-shape op
 // around it, which its fixed-shape rewrite removes
-// (whatif.ClaimFixedShape), as the simulator does.
+// (whatif.ClaimFixedShapes), as the simulator does.
 func (b *planBuilder) claimFixedShape() {
 	var ops []*trace.Op
 	role := func(ci int32) whatif.ShapeRole {
@@ -203,14 +203,17 @@ func (b *planBuilder) claimFixedShape() {
 		}
 		return ns
 	}
+	var counts []int32
 	for i := range b.t.Syncs {
-		if !whatif.ReadsCount(&b.t.Syncs[i]) {
-			continue
+		if whatif.ReadsCount(&b.t.Syncs[i]) {
+			counts = append(counts, int32(i))
 		}
-		b.host.ClaimFixedShape(int32(i), role, opNs)
-		for _, ci := range b.host.SyncCalls[i] {
+	}
+	b.host.ClaimFixedShapes(counts, role, opNs)
+	for _, s := range counts {
+		for _, ci := range b.host.SyncCalls[s] {
 			if _, ok := b.syncOf[int(ci)]; !ok {
-				b.syncOf[int(ci)] = i
+				b.syncOf[int(ci)] = int(s)
 			}
 		}
 	}

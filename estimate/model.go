@@ -115,7 +115,7 @@ type simBlock struct {
 type simSync struct {
 	// fixedShape: a count read whose removal models the fixed-shape
 	// rewrite (its calls include the dynamic-shape op's,
-	// whatif.ClaimFixedShape).
+	// whatif.ClaimFixedShapes).
 	fixedShape bool
 	calls      []int32 // m.host.SyncCalls of the sync
 	// barrier: the sync-free rewrite keeps GPU-side order (wait_stream,

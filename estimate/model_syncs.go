@@ -59,7 +59,7 @@ func (m *model) addSyncs(tl *trace.Timeline, syncs []trace.Sync, callIdx *callIn
 
 // claimFixedShape gives each count read the calls of the dynamic-shape
 // op around it, which its fixed-shape rewrite removes
-// (whatif.ClaimFixedShape).
+// (whatif.ClaimFixedShapes).
 func (m *model) claimFixedShape(tl *trace.Timeline, syncs []trace.Sync) {
 	var ops []*trace.Op
 	role := func(ci int32) whatif.ShapeRole {
@@ -76,10 +76,14 @@ func (m *model) claimFixedShape(tl *trace.Timeline, syncs []trace.Sync) {
 		}
 		return ns
 	}
+	var counts []int32
 	for i := range syncs {
-		if whatif.ReadsCount(&syncs[i]) && m.host.ClaimFixedShape(int32(i), role, opNs) {
-			m.syncs[i].fixedShape = true
+		if whatif.ReadsCount(&syncs[i]) {
+			counts = append(counts, int32(i))
 		}
+	}
+	for k, ok := range m.host.ClaimFixedShapes(counts, role, opNs) {
+		m.syncs[counts[k]].fixedShape = ok
 	}
 }
 

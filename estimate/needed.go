@@ -38,7 +38,7 @@ type SavingsParts struct {
 	KeptCopyNs int64 `json:"kept_copy_ns"`
 	// FixedShapeSyncs counts the count reads whose fixed-shape rewrite
 	// the saving models: the dynamic-shape op's passes around the read
-	// go with it, one pass kept (whatif.ClaimFixedShape).
+	// go with it, one pass kept (whatif.ClaimFixedShapes).
 	FixedShapeSyncs int64 `json:"fixed_shape_syncs,omitempty"`
 }
 

@@ -22,7 +22,7 @@
 //   - the rewrite models of removed syncs: a pageable copy to the device
 //     made from pinned memory (RewritesToPinned, Staged, PinnedCopyNs,
 //     PinnedSpeedSample) and a dynamic-shape op made fixed-shape
-//     (ClaimFixedShape, ShapeRoleOf, ReadsCount);
+//     (ClaimFixedShapes, ShapeRoleOf, ReadsCount);
 //   - Median, and the names of event record and stream wait calls.
 //
 // Where the two sides used to compute a rule differently in substance

@@ -15,7 +15,7 @@ import (
 // and the ones that write the output after it — replaced by one pass over
 // the input. The model removes those calls with the sync and keeps one of
 // their launches, the one with the longest GPU op, as the fixed-shape
-// op's pass (ClaimFixedShape). Measured on the GPU machine
+// op's pass (ClaimFixedShapes). Measured on the GPU machine
 // (fixtures/copyspeed/ops.json, no profiler): nonzero + index + sum against
 // torch.where + sum, 83–117 µs against 46–83 µs of host time per call at
 // 64K–16M elements; unique against a scatter into 1000 bins, 130 µs–1.2 ms
@@ -53,49 +53,83 @@ const (
 // maxShapeCalls bounds the calls searched on each side of a count read.
 const maxShapeCalls = 64
 
-// ClaimFixedShape claims for sync s, whose own calls are claimed already
-// and read a count (a device-to-host copy of at most 8 bytes), the calls
-// of the dynamic-shape op around it on the sync's thread: the run of
-// passes and neutral calls right before its first call and right after
-// its last, each run trimmed of neutral calls at its far end. Nothing is
-// claimed unless a pass runs before the read. The pass with the longest
-// GPU op (opNs) stays unclaimed: the fixed-shape op's pass. Claimed calls
-// are removed with the sync, as its own are; SyncCalls[s] stays in call
-// order, its first call marked SyncFirst. It reports whether it found the
-// op (a pass before the read).
-func (h *Host) ClaimFixedShape(s int32, role func(ci int32) ShapeRole, opNs func(ci int32) int64) bool {
-	calls := h.SyncCalls[s]
-	if len(calls) == 0 {
-		return false
-	}
-	first, last := calls[0], calls[0]
-	for _, c := range calls {
-		first, last = min(first, c), max(last, c)
-	}
-	before := h.shapeRun(first, -1, role)
-	if !hasPass(before, role) {
-		return false
-	}
-	run := append(before, h.shapeRun(last, 1, role)...)
-	keep, keepNs := noIndex, int64(-1)
-	for _, ci := range run {
-		if role(ci) == ShapePass && opNs(ci) > keepNs {
-			keep, keepNs = ci, opNs(ci)
+// ClaimFixedShapes claims for each sync of counts, whose own calls are
+// claimed already and which reads a count (ReadsCount), the calls of the
+// dynamic-shape op around it on the sync's thread: the run of passes and
+// neutral calls right before its first call and right after its last,
+// each run trimmed of neutral calls at its far end. Every sync's run
+// before it is claimed first, so that a run after one read stops at the
+// next op's passes: passes between two reads with nothing else between
+// them go to the later read (its count passes always come before it; the
+// earlier op's output passes are not told apart from them). Nothing is claimed for a read
+// with no pass before it. Of a read's claimed passes, the one with the
+// longest GPU op (opNs) is given back: the fixed-shape op's pass. Claimed
+// calls are removed with the sync, as its own are; SyncCalls stays in
+// call order, each sync's first call marked SyncFirst. It reports, by
+// position in counts, which reads it found the op of.
+func (h *Host) ClaimFixedShapes(counts []int32, role func(ci int32) ShapeRole, opNs func(ci int32) int64) []bool {
+	found := make([]bool, len(counts))
+	ends := make([][2]int32, len(counts)) // each read's own first and last call
+	for k, s := range counts {
+		calls := h.SyncCalls[s]
+		if len(calls) == 0 {
+			continue
+		}
+		first, last := calls[0], calls[0]
+		for _, c := range calls {
+			first, last = min(first, c), max(last, c)
+		}
+		ends[k] = [2]int32{first, last}
+		before := h.shapeRun(first, -1, role)
+		if hasPass(before, role) {
+			found[k] = true
+			h.claimAll(s, before)
 		}
 	}
+	for k, s := range counts {
+		if found[k] {
+			h.claimAll(s, h.shapeRun(ends[k][1], 1, role))
+		}
+	}
+	for k, s := range counts {
+		if found[k] {
+			h.keepLongestPass(s, ends[k], role, opNs)
+		}
+	}
+	return found
+}
+
+// claimAll makes every call of run one of sync s's.
+func (h *Host) claimAll(s int32, run []int32) {
 	for _, ci := range run {
-		if ci != keep && h.Calls[ci].Sync < 0 {
+		if h.Calls[ci].Sync < 0 {
 			h.Calls[ci].Sync = s
 			h.SyncCalls[s] = append(h.SyncCalls[s], ci)
 		}
 	}
-	sorted := h.SyncCalls[s]
-	sort.Slice(sorted, func(i, j int) bool { return sorted[i] < sorted[j] })
-	for _, ci := range sorted {
+}
+
+// keepLongestPass gives back, of the passes sync s claimed around its own
+// calls (own: its first and last), the one with the longest GPU op, puts
+// SyncCalls[s] in call order and marks its first call.
+func (h *Host) keepLongestPass(s int32, own [2]int32, role func(ci int32) ShapeRole, opNs func(ci int32) int64) {
+	calls := h.SyncCalls[s]
+	keep, keepNs := -1, int64(-1)
+	for i, ci := range calls {
+		if (ci < own[0] || ci > own[1]) && role(ci) == ShapePass && opNs(ci) > keepNs {
+			keep, keepNs = i, opNs(ci)
+		}
+	}
+	if keep >= 0 {
+		h.Calls[calls[keep]].Sync = noIndex
+		calls = append(calls[:keep], calls[keep+1:]...)
+	}
+	sort.Slice(calls, func(i, j int) bool { return calls[i] < calls[j] })
+	for _, ci := range calls {
 		h.Calls[ci].SyncFirst = false
 	}
-	h.Calls[sorted[0]].SyncFirst = true
-	return true
+	h.Calls[calls[0]].SyncFirst = true
+	h.SyncCalls[s] = calls
 }
 
 // shapeRun is the run of passes and neutral calls on call from's thread
