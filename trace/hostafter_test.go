@@ -6,7 +6,10 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync/atomic"
@@ -298,5 +301,27 @@ func TestHostWritesRandom(t *testing.T) {
 				t.Fatalf("round %d: sync %d (tid %d, %d–%d): got %+v, want %+v; syncs %v rows %v writes %v", round, i, s.GlobalTid, s.Start, s.End, got, want, th, rs, hw.threads[int64(s.GlobalTid)].start)
 			}
 		}
+	}
+}
+
+// TestTrimKeepsTheWritesRead checks that fixtures/trim.sh --keep-osrt
+// keeps exactly the OS-runtime calls WroteAfter reads: the script deletes
+// every other row of OSRT_API from the committed default captures, so a
+// name added to WriteNames but not to the script would find no rows there.
+func TestTrimKeepsTheWritesRead(t *testing.T) {
+	script, err := os.ReadFile(filepath.Join("..", "fixtures", "trim.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?s)OSRT_WRITES="([^"]*)"`).FindSubmatch(script)
+	if m == nil {
+		t.Fatal("fixtures/trim.sh: no OSRT_WRITES list")
+	}
+	got := strings.Fields(string(m[1]))
+	want := slices.Clone(WriteNames)
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("fixtures/trim.sh OSRT_WRITES = %v, want trace.WriteNames %v", got, want)
 	}
 }
