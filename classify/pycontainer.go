@@ -259,43 +259,92 @@ func (a *pyAnalysis) calleeNeeds(call, arg *sitter.Node, depth int, reads func(*
 	return needed
 }
 
-// calleeParam matches a plain positional argument of a call by name to the
-// parameter of the file's one top-level function of that name: the
-// function and the parameter's name; ok is false for any other call, a
-// keyword or splat argument, or a parameter the function assigns.
+// calleeParam matches an argument of a call by name to the parameter of
+// the file's one top-level function of that name: a positional argument by
+// its place, a keyword argument by its name. It returns the function and
+// the parameter's name; ok is false for any other call, a splat argument
+// (or a positional one after it), a parameter not found, or one the
+// function assigns.
 func (a *pyAnalysis) calleeParam(call, arg *sitter.Node) (def *sitter.Node, name string, ok bool) {
 	fn := call.ChildByFieldName("function")
 	if fn == nil || fn.Kind() != "identifier" || arg.Parent() == nil || arg.Parent().Kind() != "argument_list" {
 		return nil, "", false
 	}
-	pos := -1
-	args := arg.Parent()
-	for i := uint(0); i < args.NamedChildCount(); i++ {
-		c := args.NamedChild(i)
-		if c.Kind() == "keyword_argument" || c.Kind() == "list_splat" || c.Kind() == "dictionary_splat" {
-			if sameNode(c, arg) {
-				return nil, "", false
-			}
-			continue
-		}
-		if sameNode(c, arg) {
-			pos = int(i)
-			break
-		}
-	}
 	def = a.moduleFunction(a.text(fn))
-	if def == nil || pos < 0 {
+	if def == nil {
 		return nil, "", false
 	}
 	params := def.ChildByFieldName("parameters")
-	if params == nil || uint(pos) >= params.NamedChildCount() || params.NamedChild(uint(pos)).Kind() != "identifier" {
+	if params == nil {
 		return nil, "", false
 	}
-	name = a.text(params.NamedChild(uint(pos)))
-	if a.bindsOther(def, name) {
+	if arg.Kind() == "keyword_argument" {
+		kw := arg.ChildByFieldName("name")
+		if kw == nil {
+			return nil, "", false
+		}
+		name = a.text(kw)
+		found := false
+		a.eachParam(params, func(_ int, p string) { found = found || p == name })
+		if !found {
+			return nil, "", false
+		}
+	} else {
+		pos := -1
+		args := arg.Parent()
+		for i := uint(0); i < args.NamedChildCount(); i++ {
+			c := args.NamedChild(i)
+			if c.Kind() == "list_splat" || c.Kind() == "dictionary_splat" {
+				return nil, "", false // the places after it are not known
+			}
+			if c.Kind() == "keyword_argument" {
+				continue
+			}
+			pos++
+			if sameNode(c, arg) {
+				break
+			}
+		}
+		a.eachParam(params, func(i int, p string) {
+			if i == pos {
+				name = p
+			}
+		})
+	}
+	if name == "" || a.bindsOther(def, name) {
 		return nil, "", false
 	}
 	return def, name, true
+}
+
+// eachParam calls fn with the place and name of each parameter that takes
+// a positional argument (place -1 for a keyword-only one), up to a splat.
+func (a *pyAnalysis) eachParam(params *sitter.Node, fn func(place int, name string)) {
+	place := 0
+	for i := uint(0); i < params.NamedChildCount(); i++ {
+		p := params.NamedChild(i)
+		var id *sitter.Node
+		switch p.Kind() {
+		case "identifier":
+			id = p
+		case "default_parameter", "typed_default_parameter":
+			id = p.ChildByFieldName("name")
+		case "typed_parameter":
+			if p.NamedChildCount() > 0 && p.NamedChild(0).Kind() == "identifier" {
+				id = p.NamedChild(0)
+			}
+		case "keyword_separator", "list_splat_pattern":
+			place = -1 << 30 // keyword-only from here on
+			continue
+		default: // positional_separator, **kwargs
+			continue
+		}
+		if id == nil {
+			continue
+		}
+		fn(max(place, -1), a.text(id))
+		place++
+	}
 }
 
 // testsContents says whether a read of a container decides control flow:
