@@ -223,3 +223,29 @@ func TestLabelledHeldOutSampled(t *testing.T) {
 		})
 	}
 }
+
+// TestLabelledHeldOutRound13 scores round 13 (cc92a39): eight programs by
+// a helper who had not read the classifier, handing the values they read
+// back to the program's own functions and methods (two traps: a progress
+// logger that also counts stalls the step tests; a test whose every path
+// only picks the text of a log line), captured in four modes. It checked
+// the following of a number into a function of the file (b80e895,
+// committed before the round was written): no read gained, and the
+// second trap called true (false/logging) with the source; withdrawn.
+// Floors: every top site unknown, in every mode.
+//
+//	go test -count=1 ./classify/ -run HeldOutRound13 -v
+func TestLabelledHeldOutRound13(t *testing.T) {
+	t.Chdir("..")
+	found := Options{FindSources: true}
+	scoreRuns(t, "held out (round 13), ", labelledPrograms(t, "ps13_"), []labelledRun{
+		{"lean", "lean", Options{}, 0.500, 0},
+		{"lean, program found without flags", "lean", found, 0.500, 0},
+		{"nsys defaults", "default", Options{}, 0.500, 0},
+		{"nsys defaults, program found without flags", "default", found, 0.500, 0},
+		{"lean + Python sampling, no source", "pysample", Options{}, 0.500, 0},
+		{"lean + Python sampling, program found without flags", "pysample", found, 0.500, 0},
+		{"backtraces, no source", "backtrace", Options{}, 0.500, 0},
+		{"backtraces, source found without flags", "backtrace", found, 0.500, 0},
+	})
+}

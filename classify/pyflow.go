@@ -103,15 +103,6 @@ func (a *pyAnalysis) follow(v *sitter.Node, depth int) flow {
 				v = call
 			case u == int(UseLog):
 				return a.kept(containerOf(call), call) // appended to a list
-			case u == int(UseNone):
-				fl, ok := a.intoCallee(call, v, depth)
-				if !ok {
-					return a.at(UseNone, call)
-				}
-				if !fl.returned || fl.use != UseNone {
-					return fl
-				}
-				v = call // returned: the call's result carries it on
 			default:
 				return a.at(Use(u), call)
 			}

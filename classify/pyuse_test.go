@@ -114,19 +114,16 @@ func TestPyUse(t *testing.T) {
 		{"attribute tested in another method", "class M:\n    def record(self, x):\n        self.last = x.cpu()  # <-\n    def check(self):\n        if self.last.isnan().any():\n            raise ValueError\n", cp, UseNone, false},
 		{"attribute list appended, then returned", "class T:\n    def update(self, p):\n        self.hist.append(p.cpu())  # <-\n    def summary(self):\n        return sum(self.hist)\n", cp, UseNone, false},
 		{"attribute list only printed", "class T:\n    def update(self, p):\n        self.hist.append(p.cpu())  # <-\n    def show(self):\n        print(self.hist)\n", cp, UseLog, false},
-		// Into the program's own functions (pycallee.go).
-		{"handed to a function of the file that tests it", "def bad(v):\n    return v > 3\n\ndef f(x):\n    if bad(x.item()):  # <-\n        pass\n", item, UseBranch, false},
-		{"handed to a function of the file that prints it", "def show(v):\n    print('loss', v)\n\ndef f(x):\n    show(x.item())  # <-\n", item, UseLog, false},
-		{"by keyword to a function that branches on it", "def clip(g, limit=1.0):\n    if g > limit:\n        return limit\n    return g\n\ndef f(x):\n    clip(limit=2.0, g=x.item())  # <-\n", item, UseBranch, false},
-		{"returned by the function, then logged at the call", "def scale(v, k=2.0):\n    return v * 2.0\n\ndef f(x):\n    s = scale(x.item())  # <-\n    print(s)\n", item, UseLog, false},
-		{"returned by the function, then tested at the call", "def scale(v):\n    return v * 2.0\n\ndef f(x):\n    if scale(x.item()) > 1:  # <-\n        pass\n", item, UseBranch, false},
-		{"a function that reassigns its parameter: not followed", "def g(v):\n    v = 0\n    print(v)\n\ndef f(x):\n    g(x.item())  # <-\n", item, UseNone, false},
-		{"after a splat: not followed", "def g(a, v):\n    print(v)\n\ndef f(x, args):\n    g(*args, x.item())  # <-\n", item, UseNone, false},
-		{"a function of another name: not followed", "def g(v):\n    print(v)\n\ndef f(x):\n    h(x.item())  # <-\n", item, UseNone, false},
-		{"recursion is bounded", "def g(v):\n    return g(v)\n\ndef f(x):\n    print(g(x.item()))  # <-\n", item, UseNone, false},
+		// A number handed to a function of the file is not followed into it:
+		// tried twice (stops 18 and 20) and withdrawn, each time because the
+		// function's tests only chose the words of a log line (held-out rounds
+		// 10 and 13), with no held-out read gained (docs/classifier.md "Round 13").
+		{"handed to a function of the file that tests it: not followed", "def bad(v):\n    return v > 3\n\ndef f(x):\n    if bad(x.item()):  # <-\n        pass\n", item, UseNone, false},
+		{"handed to a function of the file that prints it: not followed", "def show(v):\n    print('loss', v)\n\ndef f(x):\n    show(x.item())  # <-\n", item, UseNone, false},
+		// A test that picks between texts (pytext.go).
 		{"a test that picks a word of a log line", "def f(x, best, log):\n    word = 'up' if x.item() > best else 'down'  # <-\n    log.append(f'{word}')\n", item, UseLog, false},
 		{"a test that picks a word the program tests", "def f(x, best):\n    word = 'up' if x.item() > best else 'down'  # <-\n    if word == 'up':\n        pass\n", item, UseBranch, false},
-		{"a test that picks a word through a function of the file", "def trend(c, b):\n    return 'new' if c < b else 'old'\n\ndef f(x, b):\n    print(trend(x.item(), b))  # <-\n", item, UseLog, false},
+		{"a test that picks an f-string", "def f(x, log, i):\n    msg = f'{i}: up' if x.item() > 1 else f'{i}: down'  # <-\n    log.info(msg)\n", item, UseLog, false},
 		{"a test that picks between calls is control flow", "def f(x, a, b):\n    y = a() if x.item() > 0 else 'none'  # <-\n    print(y)\n", item, UseBranch, false},
 		{"stored, dict logged", "def f(x, log):\n    m = {}\n    m['n'] = x.item()  # <-\n    log.info('%s', m)\n", item, UseLog, false},
 	}
