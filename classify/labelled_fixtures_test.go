@@ -85,7 +85,8 @@ type heldOutRound struct {
 // bool read a step, after the 1-byte reads joined the matcher) and round
 // 12 (ps12_, values read into records, after dict entries were followed
 // by key); round 13 (ps13_, values handed to the program's own functions
-// and methods) in four modes.
+// and methods) and round 14 (ps14_, values through the program's small
+// functions) in four modes.
 var heldOutRounds = []heldOutRound{
 	{"ho_", []string{"lean", "default"}},
 	{"ho2_", labelledModes},
@@ -100,6 +101,7 @@ var heldOutRounds = []heldOutRound{
 	{"ps11_", []string{"lean", "pysample"}},
 	{"ps12_", []string{"lean", "pysample"}},
 	{"ps13_", []string{"lean", "pysample", "default", "backtrace"}},
+	{"ps14_", []string{"lean", "pysample", "default", "backtrace"}},
 }
 
 // heldOutModes are the capture modes of a held-out program; nil for the

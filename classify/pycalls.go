@@ -68,7 +68,8 @@ var (
 )
 
 // arithmeticKeepsScalar says whether a binary operation on v gives a value
-// that is still the read value's (a number with a literal, or a string
+// that is still the read value's (a number with a literal, a module
+// constant or a parameter that only ever holds numbers, or a string
 // formatted with %): the other operand of anything else may be a tensor.
 func (a *pyAnalysis) arithmeticKeepsScalar(op, v *sitter.Node) bool {
 	left, right := op.ChildByFieldName("left"), op.ChildByFieldName("right")
@@ -82,11 +83,7 @@ func (a *pyAnalysis) arithmeticKeepsScalar(op, v *sitter.Node) bool {
 	if sameNode(right, v) && left != nil && left.Kind() == "string" {
 		return true // "%.3f" % v
 	}
-	switch other.Kind() {
-	case "integer", "float":
-		return true
-	}
-	return false
+	return a.isNumber(other) || other.Kind() == "identifier" && a.isNumberName(other)
 }
 
 // constantString returns the text of a plain string literal ("loss",

@@ -320,15 +320,20 @@ func (a *pyAnalysis) calleeParam(call, arg *sitter.Node) (def *sitter.Node, name
 // eachParam calls fn with the place and name of each parameter that takes
 // a positional argument (place -1 for a keyword-only one), up to a splat.
 func (a *pyAnalysis) eachParam(params *sitter.Node, fn func(place int, name string)) {
+	a.eachParamNode(params, func(place int, name string, _ *sitter.Node) { fn(place, name) })
+}
+
+// eachParamNode is eachParam with each parameter's default (nil for none).
+func (a *pyAnalysis) eachParamNode(params *sitter.Node, fn func(place int, name string, dflt *sitter.Node)) {
 	place := 0
 	for i := uint(0); i < params.NamedChildCount(); i++ {
 		p := params.NamedChild(i)
-		var id *sitter.Node
+		var id, dflt *sitter.Node
 		switch p.Kind() {
 		case "identifier":
 			id = p
 		case "default_parameter", "typed_default_parameter":
-			id = p.ChildByFieldName("name")
+			id, dflt = p.ChildByFieldName("name"), p.ChildByFieldName("value")
 		case "typed_parameter":
 			if p.NamedChildCount() > 0 && p.NamedChild(0).Kind() == "identifier" {
 				id = p.NamedChild(0)
@@ -342,7 +347,7 @@ func (a *pyAnalysis) eachParam(params *sitter.Node, fn func(place int, name stri
 		if id == nil {
 			continue
 		}
-		fn(max(place, -1), a.text(id))
+		fn(max(place, -1), a.text(id), dflt)
 		place++
 	}
 }

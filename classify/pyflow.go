@@ -7,7 +7,7 @@ import (
 )
 
 // maxFlowDepth bounds how many variables deep a value is followed.
-const maxFlowDepth = 4
+const maxFlowDepth = 6
 
 // flow is where a value goes.
 type flow struct {
@@ -40,10 +40,18 @@ func (a *pyAnalysis) follow(v *sitter.Node, depth int) flow {
 			}
 			v = p
 		case "if_statement", "elif_clause", "while_statement":
-			if sameNode(p.ChildByFieldName("condition"), v) {
-				return a.at(UseBranch, p)
+			if !sameNode(p.ChildByFieldName("condition"), v) {
+				return flow{}
 			}
-			return flow{}
+			if p.Kind() != "while_statement" {
+				if a.picksReturnedText(p) {
+					return flow{returned: true} // the text returned carries it on
+				}
+				if fl, ok := a.onlyRecords(p, depth); ok {
+					return fl
+				}
+			}
+			return a.at(UseBranch, p)
 		case "assert_statement":
 			if sameNode(p.NamedChild(0), v) {
 				return a.at(UseBranch, p)
@@ -103,6 +111,15 @@ func (a *pyAnalysis) follow(v *sitter.Node, depth int) flow {
 				v = call
 			case u == int(UseLog):
 				return a.kept(containerOf(call), call) // appended to a list
+			case u == int(UseNone):
+				fl, ok := a.intoCallee(call, v, depth)
+				if !ok {
+					return a.at(UseNone, call)
+				}
+				if !fl.returned || fl.use != UseNone {
+					return fl
+				}
+				v = call // returned: the call's result carries it on
 			default:
 				return a.at(Use(u), call)
 			}
@@ -164,6 +181,9 @@ func (a *pyAnalysis) stored(stmt, target *sitter.Node, aug bool, depth int, entr
 	if target == nil {
 		return flow{}
 	}
+	if fl, ok := a.storedByKey(target, aug, depth); ok {
+		return fl
+	}
 	switch target.Kind() {
 	case "subscript", "attribute":
 		held := containerOf(target)
@@ -191,10 +211,14 @@ func (a *pyAnalysis) stored(stmt, target *sitter.Node, aug bool, depth int, entr
 // of the value, and a read of its own (`d["loss"]`) is followed as the
 // value; any other use of the dict is the value's.
 func (a *pyAnalysis) taint(at *sitter.Node, name string, lenient bool, depth int, entry string) flow {
-	scope := enclosingScope(at)
-	key := name // per scope: a function's name is not its caller's
+	return a.taintIn(enclosingScope(at), name, lenient, depth, entry)
+}
+
+// taintIn is taint over the uses of name in scope.
+func (a *pyAnalysis) taintIn(scope *sitter.Node, name string, lenient bool, depth int, entry string) flow {
+	key := name + "[" + entry + "]" // per scope and entry: a function's name is not its caller's
 	if scope != nil {
-		key = strconv.Itoa(int(scope.StartByte())) + ":" + name
+		key = strconv.Itoa(int(scope.StartByte())) + ":" + key
 	}
 	if a.tainted[key] {
 		return flow{use: UseLog, neutral: true}
@@ -214,6 +238,8 @@ func (a *pyAnalysis) taint(at *sitter.Node, name string, lenient bool, depth int
 				switch {
 				case k != "" && k != entry:
 					return // another entry of the dict
+				case k == entry && isStoreTarget(sub):
+					return // a store into the entry: not a read of it
 				case k == entry:
 					use = sub // the value read back out
 				}

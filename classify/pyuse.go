@@ -97,10 +97,11 @@ func pyUseOn(src []byte, root *sitter.Node, line int, rd pyRead) (out pyOutcome)
 
 // pyAnalysis holds one query's state.
 type pyAnalysis struct {
-	src     []byte
-	root    *sitter.Node // the module
-	row     uint
-	tainted map[string]bool // variables being followed (assignments that loop back)
+	src         []byte
+	root        *sitter.Node // the module
+	row         uint
+	tainted     map[string]bool // variables being followed (assignments that loop back)
+	calleeDepth int             // functions of the file the value was followed into (pyhelpers.go)
 }
 
 func (a *pyAnalysis) text(n *sitter.Node) string { return n.Utf8Text(a.src) }
