@@ -191,6 +191,19 @@ func (a *pyAnalysis) stored(stmt, target *sitter.Node, aug bool, depth int, entr
 			held = target
 		}
 		return a.kept(held, stmt) // stored in a container or an object
+	case "pattern_list", "tuple_pattern", "list_pattern":
+		// unpacked (`lo, hi = t.tolist()`, `level, msg = pick(v)`): each
+		// name holds part of it, and every one's use counts
+		var out flow
+		for i := uint(0); i < target.NamedChildCount(); i++ {
+			fl := a.stored(stmt, target.NamedChild(i), false, depth, "")
+			if i == 0 {
+				out = fl
+				continue
+			}
+			out = merge(out, fl)
+		}
+		return out
 	case "identifier":
 		fl := a.taint(stmt, a.text(target), aug, depth, entry)
 		if aug && fl.use == UseLog {

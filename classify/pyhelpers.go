@@ -31,6 +31,9 @@ func (a *pyAnalysis) intoCallee(call, v *sitter.Node, depth int) (fl flow, ok bo
 	if body == nil {
 		return flow{}, false
 	}
+	if a.labelFunction(def) {
+		return flow{returned: true}, true // the label it returns carries the value on
+	}
 	a.calleeDepth++
 	defer func() { a.calleeDepth-- }()
 	fl = a.taintIn(def, name, false, depth, "")
@@ -63,14 +66,23 @@ func (a *pyAnalysis) storedByKey(target *sitter.Node, aug bool, depth int) (flow
 }
 
 // picksReturnedText says whether a test (an if or elif) sits in a function
-// that only maps values to texts: every statement of its body an if, a
-// return of a text, a docstring or pass, every test free of calls but
-// conversions, and at least one return. The test then picks which text is
-// returned: the caller's use of the text is the value's.
+// that only maps values to labels (isLabel: texts, constants, tuples of
+// them): every statement of its body an if, a return of a label, an
+// assignment of a local from an expression that calls nothing but
+// conversions, a docstring or pass, every test free of calls but
+// conversions, and at least one return. The test then picks which label is
+// returned: the caller's use of the label is the value's.
 func (a *pyAnalysis) picksReturnedText(test *sitter.Node) bool {
 	def := enclosingFunction(test)
-	if def == nil {
-		return false
+	return def != nil && a.labelFunction(def)
+}
+
+// labelFunction says whether a function only maps its parameters to
+// labels (picksReturnedText).
+func (a *pyAnalysis) labelFunction(def *sitter.Node) bool {
+	params := map[string]bool{}
+	if ps := def.ChildByFieldName("parameters"); ps != nil {
+		a.eachParam(ps, func(_ int, p string) { params[p] = true })
 	}
 	body := def.ChildByFieldName("body")
 	if body == nil {
@@ -84,11 +96,22 @@ func (a *pyAnalysis) picksReturnedText(test *sitter.Node) bool {
 			switch s.Kind() {
 			case "comment", "pass_statement":
 			case "expression_statement":
-				if s.NamedChildCount() != 1 || s.NamedChild(0).Kind() != "string" {
+				if s.NamedChildCount() != 1 {
+					return false
+				}
+				switch e := s.NamedChild(0); e.Kind() {
+				case "string": // a docstring
+				case "assignment":
+					// a local computed on the way (`change = (v - prev) / prev`)
+					left, right := e.ChildByFieldName("left"), e.ChildByFieldName("right")
+					if left == nil || right == nil || left.Kind() != "identifier" || !a.callFree(right) {
+						return false
+					}
+				default:
 					return false
 				}
 			case "return_statement":
-				if s.NamedChildCount() != 1 || !a.isText(s.NamedChild(0)) {
+				if s.NamedChildCount() != 1 || !a.isLabel(s.NamedChild(0), params) {
 					return false
 				}
 				returns++
@@ -105,6 +128,34 @@ func (a *pyAnalysis) picksReturnedText(test *sitter.Node) bool {
 		return true
 	}
 	return ok(body) && returns > 0
+}
+
+// isLabel says whether a returned expression is a label: a text, a
+// number, True, False or None, a constant named through a module or class
+// (`logging.WARNING`, `Status.OK`: an attribute of a name that is not one
+// of the function's parameters), or a tuple of labels.
+func (a *pyAnalysis) isLabel(n *sitter.Node, params map[string]bool) bool {
+	for n.Kind() == "parenthesized_expression" && n.NamedChildCount() == 1 {
+		n = n.NamedChild(0)
+	}
+	switch n.Kind() {
+	case "true", "false", "none":
+		return true
+	case "attribute":
+		root := n
+		for root != nil && root.Kind() == "attribute" {
+			root = root.ChildByFieldName("object")
+		}
+		return root != nil && root.Kind() == "identifier" && !params[a.text(root)] && a.text(root) != "self"
+	case "tuple", "expression_list":
+		for i := uint(0); i < n.NamedChildCount(); i++ {
+			if !a.isLabel(n.NamedChild(i), params) {
+				return false
+			}
+		}
+		return n.NamedChildCount() > 0
+	}
+	return a.isText(n) || a.isNumber(n)
 }
 
 // ifPart is one arm of an if statement: its test (nil for else) and block.
@@ -278,11 +329,17 @@ func (a *pyAnalysis) lengthRead(c *sitter.Node) bool {
 }
 
 // isNumberName says whether the identifier id, an operand next to the
-// value, holds a Python number: a module constant bound once to a number,
-// or a parameter of a top-level function of the file whose default is a
+// value, holds a Python number: a module constant bound once to a number;
+// a parameter of a top-level function of the file whose default is a
 // number and that every call of the function leaves out or passes a
-// number for.
+// number for; a local every binding of which is a number or a loop over
+// range().
 func (a *pyAnalysis) isNumberName(id *sitter.Node) bool {
+	if a.numberDepth >= maxCalleeDepth {
+		return false
+	}
+	a.numberDepth++
+	defer func() { a.numberDepth-- }()
 	name := a.text(id)
 	scope := a.definingScope(id, name)
 	if scope.Kind() != "function_definition" {
@@ -290,7 +347,10 @@ func (a *pyAnalysis) isNumberName(id *sitter.Node) bool {
 	}
 	params := scope.ChildByFieldName("parameters")
 	nm := scope.ChildByFieldName("name")
-	if params == nil || nm == nil || a.moduleFunction(a.text(nm)) == nil || a.bindsOther(scope, name) {
+	if params == nil || !a.declares(params, name) {
+		return a.localNumber(scope, name)
+	}
+	if nm == nil || a.moduleFunction(a.text(nm)) == nil || a.bindsOther(scope, name) {
 		return false
 	}
 	place, def := -1, (*sitter.Node)(nil)
@@ -299,46 +359,49 @@ func (a *pyAnalysis) isNumberName(id *sitter.Node) bool {
 			place, def = i, dflt
 		}
 	})
-	if def == nil || !a.isNumber(def) {
-		return false
-	}
-	return a.everyCallPassesNumber(a.text(nm), place, name)
+	return a.everyCallPassesNumber(a.text(nm), place, name, def != nil && a.isNumber(def))
 }
 
 // everyCallPassesNumber says whether each use of the function fn in the
-// file is a call that passes a number (or nothing) for the parameter at
-// place (by position or by name).
-func (a *pyAnalysis) everyCallPassesNumber(fn string, place int, name string) bool {
-	ok := true
+// file is a call that passes a number for the parameter at place (by
+// position or by name), or passes nothing when its default is a number
+// (numberDefault).
+func (a *pyAnalysis) everyCallPassesNumber(fn string, place int, name string, numberDefault bool) bool {
+	ok, calls := true, 0
 	a.uses(a.root, fn, func(n *sitter.Node) {
 		call := n.Parent()
 		if call == nil || call.Kind() != "call" || !sameNode(call.ChildByFieldName("function"), n) {
 			ok = false // passed or stored: called from anywhere
 			return
 		}
+		calls++
 		args := call.ChildByFieldName("arguments")
 		if args == nil {
+			ok = false
 			return
 		}
-		pos := 0
+		pos, passed := 0, false
 		for i := uint(0); i < args.NamedChildCount(); i++ {
 			c := args.NamedChild(i)
 			switch c.Kind() {
 			case "list_splat", "dictionary_splat":
 				ok = false
 			case "keyword_argument":
-				if k := c.ChildByFieldName("name"); k != nil && a.text(k) == name && !a.isNumber(c.ChildByFieldName("value")) {
-					ok = false
+				if k := c.ChildByFieldName("name"); k != nil && a.text(k) == name {
+					passed = true
+					ok = ok && a.isNumber(c.ChildByFieldName("value"))
 				}
 			default:
-				if pos == place && !a.isNumber(c) {
-					ok = false
+				if pos == place {
+					passed = true
+					ok = ok && a.isNumber(c)
 				}
 				pos++
 			}
 		}
+		ok = ok && (passed || numberDefault)
 	})
-	return ok
+	return ok && (calls > 0 || numberDefault)
 }
 
 // isNumber says whether an expression is a number: a literal, a module
@@ -355,9 +418,39 @@ func (a *pyAnalysis) isNumber(n *sitter.Node) bool {
 	case "binary_operator":
 		return a.isNumber(n.ChildByFieldName("left")) && a.isNumber(n.ChildByFieldName("right"))
 	case "identifier":
-		return a.moduleNumber(a.text(n))
+		return a.isNumberName(n)
 	}
 	return false
+}
+
+// localNumber says whether every binding of name in the function's own
+// body gives it a number: an assignment or augmented assignment of one, or
+// a `for name in range(…)` loop.
+func (a *pyAnalysis) localNumber(fn *sitter.Node, name string) bool {
+	bound, ok := false, true
+	a.ownStatements(fn, func(n *sitter.Node) {
+		if !ok || n.Kind() != "identifier" || a.text(n) != name || isLoad(n) {
+			return
+		}
+		bound = true
+		p := n.Parent()
+		switch {
+		case p == nil:
+			ok = false
+		case (p.Kind() == "assignment" || p.Kind() == "augmented_assignment") && sameNode(p.ChildByFieldName("left"), n):
+			ok = a.isNumber(p.ChildByFieldName("right"))
+		case p.Kind() == "for_statement" && sameNode(p.ChildByFieldName("left"), n):
+			r := p.ChildByFieldName("right")
+			fnName, method := "", false
+			if r != nil && r.Kind() == "call" {
+				fnName, method = a.callName(r.ChildByFieldName("function"))
+			}
+			ok = !method && fnName == "range"
+		default:
+			ok = false
+		}
+	})
+	return bound && ok
 }
 
 // moduleNumber says whether the module binds name exactly once, at its top

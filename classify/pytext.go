@@ -19,8 +19,7 @@ func (a *pyAnalysis) picksText(cond *sitter.Node) bool {
 }
 
 // isText says whether an expression is a string literal, or an f-string
-// whose interpolations only name variables or their attributes: evaluating
-// it calls nothing.
+// whose interpolations call nothing but conversions and picks.
 func (a *pyAnalysis) isText(n *sitter.Node) bool {
 	for n.Kind() == "parenthesized_expression" && n.NamedChildCount() == 1 {
 		n = n.NamedChild(0)
@@ -33,7 +32,7 @@ func (a *pyAnalysis) isText(n *sitter.Node) bool {
 				continue
 			}
 			e := c.ChildByFieldName("expression")
-			if e == nil || !plainName(e) {
+			if e == nil || !a.callFree(e) {
 				return false
 			}
 		}
@@ -45,19 +44,6 @@ func (a *pyAnalysis) isText(n *sitter.Node) bool {
 			}
 		}
 		return true
-	}
-	return false
-}
-
-// plainName says whether an expression is a variable or an attribute chain
-// of one (`x`, `self.name`).
-func plainName(n *sitter.Node) bool {
-	switch n.Kind() {
-	case "identifier":
-		return true
-	case "attribute":
-		o := n.ChildByFieldName("object")
-		return o != nil && plainName(o)
 	}
 	return false
 }
