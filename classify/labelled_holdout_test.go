@@ -273,3 +273,25 @@ func TestLabelledHeldOutRound14(t *testing.T) {
 		{"backtraces, source found without flags", "backtrace", found, 0.562, 0.250},
 	})
 }
+
+// TestLabelledHeldOutRound15 scores round 15 (3245bdd): eight programs by
+// a helper who had not read the classifier, whose values are unpacked and
+// passed through small functions of the same file (four traps), written
+// before the analysis of labels, unpacking and loop numbers (407b388) was
+// read against it:
+//
+//	go test -count=1 ./classify/ -run HeldOutRound15 -v
+func TestLabelledHeldOutRound15(t *testing.T) {
+	t.Chdir("..")
+	found := Options{FindSources: true}
+	scoreRuns(t, "held out (round 15), ", labelledPrograms(t, "ps15_"), []labelledRun{
+		{"lean", "lean", Options{}, 0.500, 0},
+		{"lean, program found without flags", "lean", found, 0.500, 0},
+		{"nsys defaults", "default", Options{}, 0.500, 0},
+		{"nsys defaults, program found without flags", "default", found, 0.500, 0},
+		{"lean + Python sampling, no source", "pysample", Options{}, 0.500, 0},
+		{"lean + Python sampling, program found without flags", "pysample", found, 0.562, 0.250},
+		{"backtraces, no source", "backtrace", Options{}, 0.500, 0},
+		{"backtraces, source found without flags", "backtrace", found, 0.562, 0.250},
+	})
+}
