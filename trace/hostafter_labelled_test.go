@@ -80,10 +80,12 @@ func TestWroteAfterLabelled(t *testing.T) {
 				delays = append(delays, fmt.Sprintf("%s +%.0f µs", n, float64(delay)/1e3))
 			}
 			// A true dependency followed by a write is possible (the held-out
-			// ho_cf_early_stop_print branches on its read and then prints):
-			// why classify takes the writes as evidence, never as a verdict.
-			// Only that program may show it here; a new one is worth a look.
-			if d == "true" && name != "ho_cf_early_stop_print" {
+			// ho_cf_early_stop_print branches on its read and then prints;
+			// held-out traps of rounds 13 and 15 log the value, then test
+			// it): why classify takes the
+			// writes as evidence, never as a verdict. Only those programs
+			// may show it here; a new one is worth a look.
+			if d == "true" && !printsThenTests[name] {
 				t.Errorf("%s: sync %d (%s), a true dependency, followed by %s %.0f µs after", name, i, s.Reason, n, float64(delay)/1e3)
 			}
 		}
@@ -99,3 +101,8 @@ func TestWroteAfterLabelled(t *testing.T) {
 	sort.Strings(lines)
 	t.Logf("syncs in \"measured\" followed by a write (WroteAfter):\n| program | label | scalar reads (≤ 8 B DtoH) | other syncs | first writes |\n|---|---|---:|---:|---|\n%s", strings.Join(lines, "\n"))
 }
+
+// printsThenTests are the labelled programs whose true reads are followed
+// by a write: each prints the value, then tests it.
+var printsThenTests = map[string]bool{"ho_cf_early_stop_print": true, "ps13_progress_log_patience": true,
+	"ps15_health_level_rollback": true}
