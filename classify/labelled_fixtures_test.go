@@ -87,7 +87,8 @@ type heldOutRound struct {
 // by key); round 13 (ps13_, values handed to the program's own functions
 // and methods) and round 14 (ps14_, values through the program's small
 // functions) and round 15 (ps15_, values unpacked and passed through
-// functions of the same file) in four modes.
+// functions of the same file) and round 16 (ps16_, values classified,
+// formatted or computed with by functions of the same file) in four modes.
 var heldOutRounds = []heldOutRound{
 	{"ho_", []string{"lean", "default"}},
 	{"ho2_", labelledModes},
@@ -104,6 +105,7 @@ var heldOutRounds = []heldOutRound{
 	{"ps13_", []string{"lean", "pysample", "default", "backtrace"}},
 	{"ps14_", []string{"lean", "pysample", "default", "backtrace"}},
 	{"ps15_", []string{"lean", "pysample", "default", "backtrace"}},
+	{"ps16_", []string{"lean", "pysample", "default", "backtrace"}},
 }
 
 // heldOutModes are the capture modes of a held-out program; nil for the
@@ -136,7 +138,7 @@ func labelledPrograms(t *testing.T, prefix string) []string {
 		}
 	}
 	sort.Strings(out)
-	if want := map[string]int{"": 32, "ho_": 10, "ho2_": 9, "ho3_": 8, "ho4_": 6, "ho5_": 10, "ho6_": 10, "ho7_": 10, "ps_": 6, "ps9_": 8, "ps10_": 8, "ps11_": 8, "ps12_": 8, "ps13_": 8, "ps14_": 8, "ps15_": 8}[prefix]; len(out) < want {
+	if want := map[string]int{"": 32, "ho_": 10, "ho2_": 9, "ho3_": 8, "ho4_": 6, "ho5_": 10, "ho6_": 10, "ho7_": 10, "ps_": 6, "ps9_": 8, "ps10_": 8, "ps11_": 8, "ps12_": 8, "ps13_": 8, "ps14_": 8, "ps15_": 8, "ps16_": 8}[prefix]; len(out) < want {
 		t.Fatalf("%d labelled programs (prefix %q), want at least %d", len(out), prefix, want)
 	}
 	return out

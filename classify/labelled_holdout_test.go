@@ -268,9 +268,9 @@ func TestLabelledHeldOutRound14(t *testing.T) {
 		{"nsys defaults", "default", Options{}, 0.500, 0},
 		{"nsys defaults, program found without flags", "default", found, 0.500, 0},
 		{"lean + Python sampling, no source", "pysample", Options{}, 0.500, 0},
-		{"lean + Python sampling, program found without flags", "pysample", found, 0.562, 0.250},
+		{"lean + Python sampling, program found without flags", "pysample", found, 0.687, 0.375},
 		{"backtraces, no source", "backtrace", Options{}, 0.500, 0},
-		{"backtraces, source found without flags", "backtrace", found, 0.562, 0.250},
+		{"backtraces, source found without flags", "backtrace", found, 0.687, 0.375},
 	})
 }
 
@@ -290,8 +290,35 @@ func TestLabelledHeldOutRound15(t *testing.T) {
 		{"nsys defaults", "default", Options{}, 0.500, 0},
 		{"nsys defaults, program found without flags", "default", found, 0.500, 0},
 		{"lean + Python sampling, no source", "pysample", Options{}, 0.500, 0},
-		{"lean + Python sampling, program found without flags", "pysample", found, 0.562, 0.250},
+		{"lean + Python sampling, program found without flags", "pysample", found, 0.500, 0.125},
 		{"backtraces, no source", "backtrace", Options{}, 0.500, 0},
-		{"backtraces, source found without flags", "backtrace", found, 0.562, 0.250},
+		{"backtraces, source found without flags", "backtrace", found, 0.500, 0.125},
+	})
+}
+
+// TestLabelledHeldOutRound16 scores round 16 (f2d883b): eight programs by
+// a helper who had not read the classifier, whose values go through small
+// functions of the same file that classify, format or compute with them
+// (four traps), written before the label fallback (dd04322) was read
+// against it. As first scored with the program: 43.8% with the fallback
+// (three right, one unknown, four wrong: three false traps called true,
+// one true read in the wrong category), 50.0% without it (d963010,
+// 407b388 and after its withdrawal alike), 50.0% before any of stop 20's
+// analysis (all unknown); 0 true called false. Floors: after the
+// withdrawal.
+//
+//	go test -count=1 ./classify/ -run HeldOutRound16 -v
+func TestLabelledHeldOutRound16(t *testing.T) {
+	t.Chdir("..")
+	found := Options{FindSources: true}
+	scoreRuns(t, "held out (round 16), ", labelledPrograms(t, "ps16_"), []labelledRun{
+		{"lean", "lean", Options{}, 0.500, 0},
+		{"lean, program found without flags", "lean", found, 0.500, 0.125},
+		{"nsys defaults", "default", Options{}, 0.500, 0},
+		{"nsys defaults, program found without flags", "default", found, 0.500, 0.125},
+		{"lean + Python sampling, no source", "pysample", Options{}, 0.500, 0},
+		{"lean + Python sampling, program found without flags", "pysample", found, 0.500, 0.375},
+		{"backtraces, no source", "backtrace", Options{}, 0.500, 0},
+		{"backtraces, source found without flags", "backtrace", found, 0.500, 0.375},
 	})
 }

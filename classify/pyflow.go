@@ -14,7 +14,6 @@ type flow struct {
 	use      Use
 	returned bool  // returned from the function (the caller decides)
 	neutral  bool  // every use found loops back to a variable already followed
-	label    bool  // returned as a label a test picked (labelFunction): unknown uses make the test a branch
 	lines    []int // lines that show the use
 }
 
@@ -59,11 +58,8 @@ func (a *pyAnalysis) follow(v *sitter.Node, depth int) flow {
 			}
 			return flow{}
 		case "conditional_expression":
-			if sameNode(p.NamedChild(1), v) {
-				if !a.picksText(p) {
-					return a.at(UseBranch, p)
-				}
-				return a.pickedBy(p, p, depth)
+			if sameNode(p.NamedChild(1), v) && !a.picksText(p) {
+				return a.at(UseBranch, p)
 			}
 			v = p
 		case "boolean_operator":
@@ -122,9 +118,6 @@ func (a *pyAnalysis) follow(v *sitter.Node, depth int) flow {
 				}
 				if !fl.returned || fl.use != UseNone {
 					return fl
-				}
-				if fl.label {
-					return a.pickedBy(call, call, depth)
 				}
 				v = call // returned: the call's result carries it on
 			default:

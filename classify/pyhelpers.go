@@ -32,7 +32,7 @@ func (a *pyAnalysis) intoCallee(call, v *sitter.Node, depth int) (fl flow, ok bo
 		return flow{}, false
 	}
 	if a.labelFunction(def) {
-		return flow{returned: true, label: true}, true // the label it returns carries the value on
+		return flow{returned: true}, true // the label it returns carries the value on
 	}
 	a.calleeDepth++
 	defer func() { a.calleeDepth-- }()

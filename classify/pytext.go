@@ -1,8 +1,7 @@
 package classify
 
 // A test that only picks between two texts is not the program's control
-// flow: the text picked is followed (docs/classifier.md "Round 13"), and
-// where its use is not known, the test is a branch again.
+// flow: the text picked is followed (docs/classifier.md "Round 13").
 
 import (
 	sitter "github.com/tree-sitter/go-tree-sitter"
@@ -47,16 +46,4 @@ func (a *pyAnalysis) isText(n *sitter.Node) bool {
 		return true
 	}
 	return false
-}
-
-// pickedBy follows a text or label that a test of the value picked (a
-// conditional expression between texts, a call of a label function): its
-// use is the value's when known; when not, the test is what decides, a
-// branch at test.
-func (a *pyAnalysis) pickedBy(picked, test *sitter.Node, depth int) flow {
-	fl := a.follow(picked, depth)
-	if fl.use == UseNone && !fl.returned {
-		return a.at(UseBranch, test)
-	}
-	return fl
 }
