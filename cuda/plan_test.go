@@ -20,8 +20,14 @@ type fixture struct {
 
 func loadFixture(tb testing.TB, name, nvtx string) *fixture {
 	tb.Helper()
+	return loadFixtureFile(tb, filepath.Join("..", "fixtures", name+".sqlite"), name, nvtx)
+}
+
+// loadFixtureFile is loadFixture on an export at path.
+func loadFixtureFile(tb testing.TB, path, name, nvtx string) *fixture {
+	tb.Helper()
 	ctx := context.Background()
-	x, err := trace.Open(ctx, filepath.Join("..", "fixtures", name+".sqlite"))
+	x, err := trace.Open(ctx, path)
 	if err != nil {
 		tb.Fatalf("opening %s: %v", name, err)
 	}

@@ -1,0 +1,170 @@
+package cuda
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/nsyssync/nsyssync/internal/fixturegz"
+	"github.com/nsyssync/nsyssync/trace"
+)
+
+// npTruthFile is what the replay reads of a non-PyTorch ground-truth file
+// (fixtures/nonpytorch/NAME.MODE.truth.json): the export and the saving
+// measured without the profiler, as written against as rewritten.
+type npTruthFile struct {
+	Fixture  string                     `json:"fixture"`
+	Label    struct{ Framework string } `json:"label"`
+	Measured *struct {
+		SavingFraction float64    `json:"saving_fraction"`
+		Interval       [2]float64 `json:"saving_fraction_interval"`
+	} `json:"measured"`
+}
+
+// npRow is one non-PyTorch export replayed.
+type npRow struct {
+	Fixture   string  `json:"fixture"`
+	Framework string  `json:"framework"`
+	Syncs     int     `json:"syncs"`
+	Measured  float64 `json:"measured"`
+	Lo        float64 `json:"measured_lo"`
+	Hi        float64 `json:"measured_hi"`
+	Replayed  float64 `json:"replayed"`
+	Raw       float64 `json:"replayed_raw"`
+	SelfCheck float64 `json:"self_check"`
+	Within    bool    `json:"within_target"`
+	// IdleLaunchNs: the recording's median launch latency of ops whose
+	// stream was idle (idleLaunchLatency).
+	IdleLaunchNs int64 `json:"idle_launch_latency_ns"`
+}
+
+// TestGPUGroundTruthNonPyTorch replays the non-PyTorch ground truth (the
+// CUDA C++ loops and CuPy programs of fixtures/nonpytorch, captured lean
+// and with nsys's defaults) on the GPU: each export's "measured" region as
+// recorded (the self-check) and without every sync in it (the labelled
+// waits: the non-PyTorch score checks that they are exactly those), and
+// scores the replayed saving against the one measured without the
+// profiler. Exports whose waits the trace does not show (JAX) have nothing
+// to replay.
+func TestGPUGroundTruthNonPyTorch(t *testing.T) {
+	d := openTestGPU(t)
+	paths, err := filepath.Glob("../fixtures/nonpytorch/*.truth.json")
+	if err != nil || len(paths) < 16 {
+		t.Fatalf("%d non-PyTorch truth files: %v", len(paths), err)
+	}
+	sort.Strings(paths)
+	dir := t.TempDir()
+	var rows []npRow
+	for _, path := range paths {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var tf npTruthFile
+		if err := json.Unmarshal(b, &tf); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		if tf.Measured == nil {
+			continue
+		}
+		name := strings.TrimSuffix(tf.Fixture, ".sqlite.gz")
+		f := loadFixtureFile(t, fixturegz.Gunzip(t, filepath.Join("..", "fixtures", "nonpytorch", tf.Fixture), dir), name, "measured")
+		syncs := f.syncsInRange("measured")
+		if len(syncs) == 0 {
+			continue // the waits are not in the trace
+		}
+		groups := []Group{{ID: "rewritten", Syncs: syncs}}
+		opt := ReplayOptions{Repeat: 10, ProfilerOverheadNs: gtProfilerOverheadNs}
+		res, err := d.ReplayTimeline(context.Background(), f.tl, f.t, groups, opt)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		opt.ProfilerOverheadNs = 0
+		raw, err := d.ReplayTimeline(context.Background(), f.tl, f.t, groups, opt)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		m := tf.Measured
+		row := npRow{Fixture: name, Framework: tf.Label.Framework, Syncs: len(syncs), Measured: m.SavingFraction,
+			Lo: m.Interval[0], Hi: m.Interval[1], Replayed: res.Sites[0].SavedFraction, Raw: raw.Sites[0].SavedFraction,
+			SelfCheck: raw.SelfCheckError, IdleLaunchNs: idleLaunchLatency(f)}
+		row.Within = withinTarget(row.Replayed, row.Measured, row.Lo, row.Hi)
+		rows = append(rows, row)
+	}
+	var sb strings.Builder
+	sb.WriteString("| export | framework | syncs | idle launch latency | measured (interval) | replayed | raw | self-check | within |\n|---|---|---|---|---|---|---|---|---|\n")
+	within, worst := 0, 0.0
+	for _, r := range rows {
+		fmt.Fprintf(&sb, "| %s | %s | %d | %.0f µs | %.1f%% (%.1f–%.1f) | %.1f%% | %.1f%% | %+.1f%% | %v |\n", r.Fixture, r.Framework, r.Syncs,
+			float64(r.IdleLaunchNs)/1e3, 100*r.Measured, 100*r.Lo, 100*r.Hi, 100*r.Replayed, 100*r.Raw, 100*r.SelfCheck, r.Within)
+		if r.Within {
+			within++
+		}
+		worst = max(worst, math.Abs(r.SelfCheck))
+	}
+	fmt.Fprintf(&sb, "\nwithin target: %d of %d; largest self-check error %.1f%%\n", within, len(rows), 100*worst)
+	t.Logf("\n%s", sb.String())
+	writeOut(t, "replay_nonpytorch.json", map[string]any{"gpu": d.Identity(), "rows": rows})
+	if len(rows) < 16 {
+		t.Errorf("%d non-PyTorch exports replayed, want the 16 whose waits the trace shows", len(rows))
+	}
+	if within < npFloorWithin {
+		t.Errorf("%d of %d replayed savings within target, floor %d", within, len(rows), npFloorWithin)
+	}
+	for _, r := range rows {
+		switch {
+		case r.IdleLaunchNs > profiledLaunchNs:
+			// The recording holds launch latency the GPU does not
+			// reproduce (in the nsys-default captures, the profiler's):
+			// its self-check measures the recording, not the replay.
+			t.Logf("%s: idle launch latency %.0f µs in the recording: self-check %+.1f%% not held to the limit",
+				r.Fixture, float64(r.IdleLaunchNs)/1e3, 100*r.SelfCheck)
+		case math.Abs(r.SelfCheck) > npSelfCheckLimit:
+			t.Errorf("%s: self-check %+.1f%%, limit ±%.0f%%", r.Fixture, 100*r.SelfCheck, 100*npSelfCheckLimit)
+		}
+	}
+}
+
+// The non-PyTorch replay's bounds, from its first run on an H100 (stop
+// 20): 13 of 16 within target; self-checks within ±0.7% but for
+// cu_converge.lean (−7.2%) and the two nsys-default C++ captures, whose
+// recordings start each step's first kernel about 1 ms after its launch
+// (−35%, −36%).
+const (
+	npFloorWithin    = 13
+	npSelfCheckLimit = 0.10
+	// profiledLaunchNs: an idle-stream launch latency above it is a delay
+	// in the recording the replay does not reproduce (an idle launch on
+	// the H100 takes 7.6 µs in calibrate's probe, 6-26 µs in these
+	// exports but three; the nsys-default C++ captures show 1.1 ms).
+	profiledLaunchNs = 100_000
+)
+
+// idleLaunchLatency is the median, over the region's ops launched onto an
+// idle stream (its previous op ended before the launch call began), of the
+// time from the launch call's start to the op's; 0 when there is none.
+func idleLaunchLatency(f *fixture) int64 {
+	calls := f.regionCalls()
+	lastEnd := map[trace.StreamID]int64{}
+	var lat []int64
+	for _, op := range f.tl.Ops {
+		prev, seen := lastEnd[op.Stream]
+		lastEnd[op.Stream] = max(prev, op.End)
+		c, ok := calls[callKey{op.GlobalPid, op.CorrelationID}]
+		if ok && inRegion(f.t.Region, op.Start) && (!seen || prev < c.Start) && op.Start >= c.Start {
+			lat = append(lat, op.Start-c.Start)
+		}
+	}
+	if len(lat) == 0 {
+		return 0
+	}
+	slices.Sort(lat)
+	return lat[len(lat)/2]
+}
