@@ -1,7 +1,9 @@
 package classify
 
 // A test that only picks between two texts is not the program's control
-// flow: the text picked is followed (docs/classifier.md "Round 13").
+// flow: the text picked is followed (docs/classifier.md "Round 13"); nor
+// is one inside a function that only maps values to labels: the label
+// returned is.
 
 import (
 	sitter "github.com/tree-sitter/go-tree-sitter"
@@ -46,4 +48,97 @@ func (a *pyAnalysis) isText(n *sitter.Node) bool {
 		return true
 	}
 	return false
+}
+
+// picksReturnedText says whether a test (an if or elif) sits in a function
+// that only maps values to labels (isLabel: texts, constants, tuples of
+// them): every statement of its body an if, a return of a label, an
+// assignment of a local from an expression that calls nothing but
+// conversions, a docstring or pass, every test free of calls but
+// conversions, and at least one return. The test then picks which label is
+// returned: the caller's use of the label is the value's.
+func (a *pyAnalysis) picksReturnedText(test *sitter.Node) bool {
+	def := enclosingFunction(test)
+	return def != nil && a.labelFunction(def)
+}
+
+// labelFunction says whether a function only maps its parameters to
+// labels (picksReturnedText).
+func (a *pyAnalysis) labelFunction(def *sitter.Node) bool {
+	params := map[string]bool{}
+	if ps := def.ChildByFieldName("parameters"); ps != nil {
+		a.eachParam(ps, func(_ int, p string) { params[p] = true })
+	}
+	body := def.ChildByFieldName("body")
+	if body == nil {
+		return false
+	}
+	returns := 0
+	var ok func(block *sitter.Node) bool
+	ok = func(block *sitter.Node) bool {
+		for i := uint(0); i < block.NamedChildCount(); i++ {
+			s := block.NamedChild(i)
+			switch s.Kind() {
+			case "comment", "pass_statement":
+			case "expression_statement":
+				if s.NamedChildCount() != 1 {
+					return false
+				}
+				switch e := s.NamedChild(0); e.Kind() {
+				case "string": // a docstring
+				case "assignment":
+					// a local computed on the way (`change = (v - prev) / prev`)
+					left, right := e.ChildByFieldName("left"), e.ChildByFieldName("right")
+					if left == nil || right == nil || left.Kind() != "identifier" || !a.callFree(right) {
+						return false
+					}
+				default:
+					return false
+				}
+			case "return_statement":
+				if s.NamedChildCount() != 1 || !a.isLabel(s.NamedChild(0), params) {
+					return false
+				}
+				returns++
+			case "if_statement":
+				for _, part := range a.ifParts(s) {
+					if part.cond != nil && !a.callFree(part.cond) || !ok(part.block) {
+						return false
+					}
+				}
+			default:
+				return false
+			}
+		}
+		return true
+	}
+	return ok(body) && returns > 0
+}
+
+// isLabel says whether a returned expression is a label: a text, a
+// number, True, False or None, a constant named through a module or class
+// (`logging.WARNING`, `Status.OK`: an attribute of a name that is not one
+// of the function's parameters), or a tuple of labels.
+func (a *pyAnalysis) isLabel(n *sitter.Node, params map[string]bool) bool {
+	for n.Kind() == "parenthesized_expression" && n.NamedChildCount() == 1 {
+		n = n.NamedChild(0)
+	}
+	switch n.Kind() {
+	case "true", "false", "none":
+		return true
+	case "attribute":
+		root := n
+		for root != nil && root.Kind() == "attribute" {
+			root = root.ChildByFieldName("object")
+		}
+		return root != nil && root.Kind() == "identifier" && !params[a.text(root)] && a.text(root) != "self"
+	case "tuple", "expression_list":
+		for i := uint(0); i < n.NamedChildCount(); i++ {
+			if !a.isLabel(n.NamedChild(i), params) {
+				return false
+			}
+		}
+		return n.NamedChildCount() > 0
+	}
+	return a.isText(n) || a.isNumber(n)
 }

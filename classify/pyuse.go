@@ -102,7 +102,7 @@ type pyAnalysis struct {
 	row         uint
 	tainted     map[string]bool // variables being followed (assignments that loop back)
 	calleeDepth int             // functions of the file the value was followed into (pyhelpers.go)
-	numberDepth int             // names followed to tell whether they hold numbers (pyhelpers.go)
+	numberDepth int             // names followed to tell whether they hold numbers (pynumbers.go)
 }
 
 func (a *pyAnalysis) text(n *sitter.Node) string { return n.Utf8Text(a.src) }

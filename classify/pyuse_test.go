@@ -143,7 +143,7 @@ func TestPyUse(t *testing.T) {
 		{"unpacked, both parts logged", "def f(t):\n    lo, hi = t.tolist()  # <-\n    print(lo, hi)\n", pyRead{kind: readTolist}, UseLog, false},
 		{"a loop variable of range() is a number", "RATE = 0.5\n\ndef predicted(r, p, rate=RATE):\n    return r * rate ** p\n\ndef f(x, y):\n    r = x.item()  # <-\n    for p in range(4):\n        if predicted(r, p) < 0.1:\n            break\n        y = y @ y\n", item, UseBranch, false},
 		{"a local bound to a tensor is not a number", "def f(x, y):\n    k = y.sum()\n    r = x.item() * k  # <-\n    print(r)\n", item, UseNone, false},
-		// A test whose arms only record (pyhelpers.go).
+		// A test whose arms only record (pyrecords.go).
 		{"arms that only print and count", "def f(x, best):\n    n = 0\n    if x.item() < best:  # <-\n        print('better')\n        n += 1\n    else:\n        print('worse')\n    print(n)\n", item, UseLog, false},
 		{"a count that a later test reads", "def f(x, best):\n    n = 0\n    if x.item() < best:  # <-\n        n += 1\n    if n > 3:\n        return 1\n", item, UseBranch, false},
 		{"a best tracked and printed", "def f(xs):\n    best = 1e9\n    for x in xs:\n        cur = x.item()  # <-\n        if cur < best:\n            best = cur\n            print('new best', best)\n", item, UseLog, false},

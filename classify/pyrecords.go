@@ -1,0 +1,179 @@
+package classify
+
+// A test whose arms only record — print or log, count, keep for after the
+// loop — is the recording's use, not control flow (docs/classifier.md
+// "After round 13").
+
+import (
+	sitter "github.com/tree-sitter/go-tree-sitter"
+)
+
+// ifPart is one arm of an if statement: its test (nil for else) and block.
+type ifPart struct{ cond, block *sitter.Node }
+
+// ifParts lists an if statement's arms in order: the if, each elif, the else.
+func (a *pyAnalysis) ifParts(s *sitter.Node) []ifPart {
+	parts := []ifPart{{s.ChildByFieldName("condition"), s.ChildByFieldName("consequence")}}
+	for i := uint(0); i < s.NamedChildCount(); i++ {
+		c := s.NamedChild(i)
+		switch c.Kind() {
+		case "elif_clause":
+			parts = append(parts, ifPart{c.ChildByFieldName("condition"), c.ChildByFieldName("consequence")})
+		case "else_clause":
+			parts = append(parts, ifPart{nil, c.ChildByFieldName("body")})
+		}
+	}
+	out := parts[:0]
+	for _, p := range parts {
+		if p.block != nil {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// onlyRecords says whether the arms a test decides (those of an if from
+// its consequence on, of an elif from its own on) only record: print or
+// log, append to a list read only after its loop, count or store into
+// names whose every use is itself only logged or read after the loop, or
+// pass — no other call, no return, break, continue or raise. The flow is
+// then theirs (logged, or kept for later): what the test decides is only
+// what gets recorded. Later tests (elif conditions) must call nothing but
+// conversions.
+func (a *pyAnalysis) onlyRecords(test *sitter.Node, depth int) (flow, bool) {
+	var parts []ifPart
+	if test.Kind() == "elif_clause" {
+		owner := test.Parent()
+		if owner == nil {
+			return flow{}, false
+		}
+		all := a.ifParts(owner)
+		for i, p := range all {
+			if sameNode(p.cond, test.ChildByFieldName("condition")) {
+				parts = all[i:]
+				break
+			}
+		}
+	} else {
+		parts = a.ifParts(test)
+	}
+	if len(parts) == 0 {
+		return flow{}, false
+	}
+	out := flow{use: UseLog, neutral: true}
+	for i, p := range parts {
+		if i > 0 && p.cond != nil && !a.callFree(p.cond) {
+			return flow{}, false
+		}
+		fl, ok := a.blockRecords(p.block, depth)
+		if !ok {
+			return flow{}, false
+		}
+		out = merge(out, fl)
+	}
+	if !keepsOnly(out.use) || out.neutral {
+		return flow{}, false // nothing recorded: a test of nothing is left a test
+	}
+	out.lines = append([]int{int(test.StartPosition().Row) + 1}, out.lines...)
+	return out, true
+}
+
+// blockRecords is onlyRecords for the statements of one block.
+func (a *pyAnalysis) blockRecords(block *sitter.Node, depth int) (flow, bool) {
+	out := flow{use: UseLog, neutral: true}
+	for i := uint(0); i < block.NamedChildCount(); i++ {
+		s := block.NamedChild(i)
+		var fl flow
+		switch s.Kind() {
+		case "comment", "pass_statement":
+			continue
+		case "expression_statement":
+			if s.NamedChildCount() != 1 {
+				return flow{}, false
+			}
+			e := s.NamedChild(0)
+			switch {
+			case e.Kind() == "assignment" || e.Kind() == "augmented_assignment":
+				right, left := e.ChildByFieldName("right"), e.ChildByFieldName("left")
+				if right == nil || left == nil || !a.callFree(right) {
+					return flow{}, false
+				}
+				// strict, even for `n += 1`: the lenience of an accumulated
+				// read value (taint) does not hold for what a branch changes
+				fl = a.stored(e, left, false, depth, "")
+			case e.Kind() == "call" && a.callUse(e) == int(UseLog):
+				if args := e.ChildByFieldName("arguments"); args != nil && !a.callFree(args) {
+					return flow{}, false
+				}
+				fl = flow{use: UseLog}
+				if a.storesInto(e) {
+					c := containerOf(e)
+					if c == nil || c.Kind() != "identifier" || a.lengthRead(c) {
+						return flow{}, false // a list filled under a test: its length carries the test
+					}
+					fl = a.kept(c, e)
+				}
+			default:
+				return flow{}, false
+			}
+		case "if_statement":
+			for _, p := range a.ifParts(s) {
+				if p.cond != nil && !a.callFree(p.cond) {
+					return flow{}, false
+				}
+				inner, ok := a.blockRecords(p.block, depth)
+				if !ok {
+					return flow{}, false
+				}
+				out = merge(out, inner)
+			}
+			continue
+		default:
+			return flow{}, false
+		}
+		if !keepsOnly(fl.use) {
+			return flow{}, false
+		}
+		out = merge(out, fl)
+	}
+	return out, true
+}
+
+// callFree says whether evaluating n calls nothing but conversions and
+// picks (int, float, round, abs, min, max, str, format, ...) and string
+// methods that only build text.
+func (a *pyAnalysis) callFree(n *sitter.Node) bool {
+	if n.Kind() == "call" {
+		name, method := a.callName(n.ChildByFieldName("function"))
+		if !(method && textMethods[name]) && a.callUse(n) != useThrough {
+			return false
+		}
+	}
+	for i := uint(0); i < n.NamedChildCount(); i++ {
+		if !a.callFree(n.NamedChild(i)) {
+			return false
+		}
+	}
+	return true
+}
+
+// textMethods build text from text.
+var textMethods = map[string]bool{"format": true, "join": true, "upper": true, "lower": true, "strip": true,
+	"ljust": true, "rjust": true, "center": true}
+
+// lengthRead says whether the scope that binds the variable c reads its
+// length (`len(c)`) anywhere.
+func (a *pyAnalysis) lengthRead(c *sitter.Node) bool {
+	name := a.text(c)
+	found := false
+	a.uses(a.definingScope(c, name), name, func(n *sitter.Node) {
+		args := n.Parent()
+		if args == nil || args.Kind() != "argument_list" || args.Parent() == nil || args.Parent().Kind() != "call" {
+			return
+		}
+		if fn, method := a.callName(args.Parent().ChildByFieldName("function")); !method && fn == "len" {
+			found = true
+		}
+	})
+	return found
+}
