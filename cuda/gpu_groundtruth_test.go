@@ -2,7 +2,6 @@ package cuda
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"math"
 	"os"
@@ -133,14 +132,8 @@ func TestGPUGroundTruth(t *testing.T) {
 	}
 	var rows []gtRow
 	for _, path := range files {
-		b, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
 		var tf truthFile
-		if err := json.Unmarshal(b, &tf); err != nil {
-			t.Fatalf("%s: %v", path, err)
-		}
+		readTruth(t, path, &tf)
 		f := loadFixture(t, strings.TrimSuffix(tf.Fixture, ".sqlite"), tf.Region)
 		var groups []Group
 		for _, v := range tf.Variants {

@@ -2,10 +2,8 @@ package cuda
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -63,14 +61,8 @@ func TestGPUGroundTruthNonPyTorch(t *testing.T) {
 	dir := t.TempDir()
 	var rows []npRow
 	for _, path := range paths {
-		b, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
 		var tf npTruthFile
-		if err := json.Unmarshal(b, &tf); err != nil {
-			t.Fatalf("%s: %v", path, err)
-		}
+		readTruth(t, path, &tf)
 		if tf.Measured == nil {
 			continue
 		}
