@@ -9,6 +9,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/nsyssync/nsyssync/estimate"
+	"github.com/nsyssync/nsyssync/whatif"
 )
 
 // truthFile is the part of a ground-truth file (fixtures/gt_*.truth.json)
@@ -79,6 +82,30 @@ func toInterval(got, measured, lo, hi float64) float64 {
 // overhead (estimate.DefaultCalibration, docs/estimator.md).
 const gtProfilerOverheadNs = 3_700
 
+// calibratedOverheads reads NSYSSYNC_GPU_CALIBRATION, a profile of
+// nsyssync calibrate --profiler-overhead: its overheads per kind of call
+// replace the default flat one, and the files the tests keep get the
+// suffix "_calibrated". Unset: nil, "".
+func calibratedOverheads(t *testing.T) (*whatif.Overheads, string) {
+	t.Helper()
+	path := os.Getenv("NSYSSYNC_GPU_CALIBRATION")
+	if path == "" {
+		return nil, ""
+	}
+	c, err := estimate.LoadCalibration(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := c.ProfilerOverheads.ByKind()
+	for k, v := range o {
+		if v <= 0 {
+			t.Fatalf("%s: no profiler overhead for %s calls", path, whatif.OverheadKind(k))
+		}
+	}
+	t.Logf("profiler overheads per kind from %s: %v", path, o)
+	return &o, "_calibrated"
+}
+
 // The models TestGPUGroundTruth compares, by environment variable: how
 // spins are shaped (NSYSSYNC_OCCUPANCY), the per-op overhead they are
 // charged (NSYSSYNC_SPIN_OVERHEAD), when a launch's GPU work is issued
@@ -125,6 +152,8 @@ func testReplayModels(t *testing.T) (ReplayOptions, string) {
 func TestGPUGroundTruth(t *testing.T) {
 	d := openTestGPU(t)
 	models, suffix := testReplayModels(t)
+	overheads, calSuffix := calibratedOverheads(t)
+	suffix += calSuffix
 	t.Logf("occupancy: %s; spin overhead: %s; launches issued %s; waits: %s; no-op calls run: %v", models.occupancy, models.overhead, models.launch, models.wait, models.callNoops)
 	files, err := filepath.Glob("../fixtures/gt_*.truth.json")
 	if err != nil || len(files) == 0 {
@@ -144,12 +173,12 @@ func TestGPUGroundTruth(t *testing.T) {
 			groups = append(groups, g)
 		}
 		opt := models
-		opt.Repeat, opt.ProfilerOverheadNs = 10, gtProfilerOverheadNs
+		opt.Repeat, opt.ProfilerOverheadNs, opt.ProfilerOverheads = 10, gtProfilerOverheadNs, overheads
 		res, err := d.ReplayTimeline(context.Background(), f.tl, f.t, groups, opt)
 		if err != nil {
 			t.Fatalf("%s: %v", tf.Scenario, err)
 		}
-		opt.ProfilerOverheadNs = 0
+		opt.ProfilerOverheadNs, opt.ProfilerOverheads = 0, nil
 		raw, err := d.ReplayTimeline(context.Background(), f.tl, f.t, groups, opt)
 		if err != nil {
 			t.Fatalf("%s: %v", tf.Scenario, err)

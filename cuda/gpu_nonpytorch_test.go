@@ -53,6 +53,7 @@ type npRow struct {
 // to replay.
 func TestGPUGroundTruthNonPyTorch(t *testing.T) {
 	d := openTestGPU(t)
+	overheads, suffix := calibratedOverheads(t)
 	paths, err := filepath.Glob("../fixtures/nonpytorch/*.truth.json")
 	if err != nil || len(paths) < 16 {
 		t.Fatalf("%d non-PyTorch truth files: %v", len(paths), err)
@@ -73,12 +74,12 @@ func TestGPUGroundTruthNonPyTorch(t *testing.T) {
 			continue // the waits are not in the trace
 		}
 		groups := []Group{{ID: "rewritten", Syncs: syncs}}
-		opt := ReplayOptions{Repeat: 10, ProfilerOverheadNs: gtProfilerOverheadNs}
+		opt := ReplayOptions{Repeat: 10, ProfilerOverheadNs: gtProfilerOverheadNs, ProfilerOverheads: overheads}
 		res, err := d.ReplayTimeline(context.Background(), f.tl, f.t, groups, opt)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		opt.ProfilerOverheadNs = 0
+		opt.ProfilerOverheadNs, opt.ProfilerOverheads = 0, nil
 		raw, err := d.ReplayTimeline(context.Background(), f.tl, f.t, groups, opt)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
@@ -103,7 +104,7 @@ func TestGPUGroundTruthNonPyTorch(t *testing.T) {
 	}
 	fmt.Fprintf(&sb, "\nwithin target: %d of %d; largest self-check error %.1f%%\n", within, len(rows), 100*worst)
 	t.Logf("\n%s", sb.String())
-	writeOut(t, "replay_nonpytorch.json", map[string]any{"gpu": d.Identity(), "rows": rows})
+	writeOut(t, "replay_nonpytorch"+suffix+".json", map[string]any{"gpu": d.Identity(), "rows": rows})
 	if len(rows) < 16 {
 		t.Errorf("%d non-PyTorch exports replayed, want the 16 whose waits the trace shows", len(rows))
 	}

@@ -93,10 +93,14 @@ type Result struct {
 	// profiler's overhead taken off (nil without that correction): the
 	// savings are measured from it, and BaselineNs is the region's
 	// duration they are fractions of.
-	Baseline           *Stats       `json:"baseline,omitempty"`
-	BaselineNs         int64        `json:"baseline_ns"`
-	ProfilerOverheadNs int64        `json:"profiler_overhead_ns"`
-	Sites              []SiteReplay `json:"sites"`
+	Baseline           *Stats `json:"baseline,omitempty"`
+	BaselineNs         int64  `json:"baseline_ns"`
+	ProfilerOverheadNs int64  `json:"profiler_overhead_ns"`
+	// ProfilerOverheadsNs, with overheads per kind of call
+	// (ReplayOptions.ProfilerOverheads), is what was taken off before each
+	// call of a kind, by whatif.OverheadKind's names.
+	ProfilerOverheadsNs map[string]int64 `json:"profiler_overheads_ns,omitempty"`
+	Sites               []SiteReplay     `json:"sites"`
 	// Total is the removable total: no site of set-up, tear-down or the
 	// profiler, bounded savings for sites that copy needed data.
 	Total    Total       `json:"total"`
@@ -274,6 +278,12 @@ func (d *Device) result(t *trace.Trace, plans []*Plan, first int, groups []Group
 	res := &Result{Schema: ResultSchema, GPU: id, RegionNs: base.RegionNs, RecordedNs: base.RecordedNs, Repeat: opt.Repeat,
 		Unchanged: summarize(runs[0]), Plan: base.Counts, Model: d.model, Warnings: id.Warnings(t),
 		BaselineNs: base.RegionNs, ProfilerOverheadNs: max(opt.ProfilerOverheadNs, 0)}
+	if o := opt.ProfilerOverheads; o != nil {
+		res.ProfilerOverheadsNs = map[string]int64{}
+		for k, v := range o {
+			res.ProfilerOverheadsNs[whatif.OverheadKind(k).String()] = v
+		}
+	}
 	threads := maxThreads(plans[:1])
 	if cpus := runtime.NumCPU(); cpus < threads+2 {
 		res.Warnings = append(res.Warnings, fmt.Sprintf("%d CPUs for %d replayed host threads: each thread busy-waits to pace its calls, so the replay is slowed and noisy with fewer than %d", cpus, threads, threads+2))

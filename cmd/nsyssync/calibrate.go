@@ -17,6 +17,14 @@ type calibrateOptions struct {
 	output  string
 	samples int
 	device  int
+	// profilerOverhead: also measure the profiler's overhead per kind of
+	// call, with nsys (path nsys) capturing as nsysFlags say.
+	profilerOverhead bool
+	nsys, nsysFlags  string
+	calls            int
+	// callCostsOnly: only time the driver calls (the child runs of
+	// profilerOverhead).
+	callCostsOnly bool
 }
 
 func newCalibrateCmd(stdout, stderr io.Writer) *cobra.Command {
@@ -31,18 +39,35 @@ wake-up after awaited work, the launch latency, the gap between queued
 kernels, a 4-byte device-to-host copy, and an event record plus stream
 wait. Each is the median of --samples trials.
 
+With --profiler-overhead it also measures what Nsight Systems adds to each
+traced call, per kind of call (launch, async copy, sync, other): the same
+back-to-back driver calls are timed in a child process without the
+profiler, under 'nsys profile' (capture flags --nsys-flags; use those of
+the captures you will analyze), and without it again; the difference per
+call goes into the profile's profiler_overhead_*_ns fields, which analyze
+and replay take off before each traced call.
+
 The profile is the simulator's calibration format (estimate.Calibration,
 JSON): written to -o FILE, or to stdout. With -o, a summary goes to stdout.
 
 Without an NVIDIA driver or GPU it says so in one line and exits 1.
 
-Exit codes: 0 measured; 1 no GPU, or the measurement failed; 2 bad flags.`,
+Exit codes: 0 measured; 1 no GPU, no nsys (with --profiler-overhead), or
+the measurement failed; 2 bad flags.`,
 		Example: `  nsyssync calibrate -o h100.json
-  nsyssync calibrate --samples 1000 > profile.json`,
+  nsyssync calibrate --samples 1000 > profile.json
+  nsyssync calibrate --profiler-overhead -o h100.json
+  nsyssync calibrate --profiler-overhead --nsys-flags "-t cuda,nvtx,osrt" -o h100-defaults.json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if opt.samples < 1 {
 				return usagef("--samples %d: want 1 or more", opt.samples)
+			}
+			if opt.calls < 1 {
+				return usagef("--calls %d: want 1 or more", opt.calls)
+			}
+			if opt.callCostsOnly {
+				return runCallCostsOnly(cmd.Context(), opt, stdout)
 			}
 			return runCalibrate(cmd.Context(), opt, stdout)
 		},
@@ -51,6 +76,12 @@ Exit codes: 0 measured; 1 no GPU, or the measurement failed; 2 bad flags.`,
 	f.StringVarP(&opt.output, "output", "o", "", "write the profile to FILE instead of stdout")
 	f.IntVar(&opt.samples, "samples", 200, "trials per measurement")
 	f.IntVar(&opt.device, "device", 0, "CUDA device ordinal")
+	f.BoolVar(&opt.profilerOverhead, "profiler-overhead", false, "also measure Nsight Systems' overhead per kind of traced call (runs nsys)")
+	f.StringVar(&opt.nsys, "nsys", "nsys", "the nsys command for --profiler-overhead")
+	f.StringVar(&opt.nsysFlags, "nsys-flags", defaultNsysFlags, "nsys profile's capture flags for --profiler-overhead")
+	f.IntVar(&opt.calls, "calls", 5_000, "timed calls per kind for --profiler-overhead")
+	f.BoolVar(&opt.callCostsOnly, "call-costs", false, "only time driver calls, as JSON (the child runs of --profiler-overhead)")
+	_ = f.MarkHidden("call-costs")
 	return cmd
 }
 
@@ -62,6 +93,18 @@ func runCalibrate(ctx context.Context, opt calibrateOptions, stdout io.Writer) e
 		return err
 	}
 	defer out.abort() // nothing once committed
+	// The profiler's overhead is measured first, in child processes,
+	// before this one holds the GPU; a missing nsys is said before that.
+	var ovh *overheadRun
+	if opt.profilerOverhead {
+		if ovh, err = findNsys(ctx, opt.nsys, opt.nsysFlags); err != nil {
+			return err
+		}
+		ovh.calls, ovh.device = opt.calls, opt.device
+		if err := ovh.measure(ctx); err != nil {
+			return whileDoing(ctx, err, "while measuring the profiler's overhead")
+		}
+	}
 	dev, err := openGPU(opt.device)
 	if err != nil {
 		return err
@@ -71,7 +114,11 @@ func runCalibrate(ctx context.Context, opt calibrateOptions, stdout io.Writer) e
 	if err != nil {
 		return whileDoing(ctx, err, "while calibrating")
 	}
-	b, err := json.MarshalIndent(calibrationProfile(c), "", "  ")
+	profile := calibrationProfile(c)
+	if ovh != nil {
+		ovh.into(&profile)
+	}
+	b, err := json.MarshalIndent(profile, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encoding the profile: %w", err)
 	}
@@ -83,13 +130,16 @@ func runCalibrate(ctx context.Context, opt calibrateOptions, stdout io.Writer) e
 	}
 	if out.toFile() {
 		writeCalibrationText(stdout, opt.output, c)
+		if ovh != nil {
+			ovh.writeText(stdout)
+		}
 	}
 	return nil
 }
 
 // calibrationProfile is the measurement in the simulator's format. The
 // profiler's per-call overhead is left unknown (0): it needs a profiled
-// and an unprofiled run, not a GPU.
+// and an unprofiled run (--profiler-overhead, overheadRun.into).
 func calibrationProfile(c *cuda.Calibration) estimate.Calibration {
 	return estimate.Calibration{
 		SyncOverheadNs:     c.SyncOverheadNs,

@@ -88,6 +88,8 @@ func TestExitCodes(t *testing.T) {
 		{"calibrate: an argument", []string{"calibrate", "x"}, exitUsage, `"x"`},
 		{"calibrate: bad --samples", []string{"calibrate", "--samples", "0"}, exitUsage, "--samples 0"},
 		{"calibrate: -o into a missing directory", []string{"calibrate", "-o", noDir}, exitError, noDir},
+		{"calibrate: bad --calls", []string{"calibrate", "--profiler-overhead", "--calls", "0"}, exitUsage, "--calls 0"},
+		{"calibrate: no nsys", []string{"calibrate", "--profiler-overhead", "--nsys", missing}, exitError, "--nsys"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

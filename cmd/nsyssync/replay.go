@@ -17,6 +17,7 @@ import (
 	"github.com/nsyssync/nsyssync/cuda"
 	"github.com/nsyssync/nsyssync/estimate"
 	"github.com/nsyssync/nsyssync/internal/textsafe"
+	"github.com/nsyssync/nsyssync/whatif"
 )
 
 type replayOptions struct {
@@ -26,7 +27,11 @@ type replayOptions struct {
 	format           string
 	keepHostCode     bool
 	profilerOverhead time.Duration
-	device           int
+	// calibration is a profile of 'nsyssync calibrate': its profiler
+	// overheads per kind of call are taken off unless
+	// --profiler-overhead is given.
+	calibration string
+	device      int
 }
 
 func newReplayCmd(stdout, stderr io.Writer) *cobra.Command {
@@ -46,7 +51,9 @@ The first line says how close the unchanged replay came to the recording
 (the self-check). Savings are measured with the profiler's per-call
 overhead (--profiler-overhead) taken off the host time, as the simulator
 does, and are fractions of the region as the program runs without the
-profiler.
+profiler. A --calibration profile that holds the overhead per kind of call
+(nsyssync calibrate --profiler-overhead) gives it instead, unless
+--profiler-overhead is given.
 
 Without an NVIDIA driver or GPU it says so in one line and exits 1: the
 simulator's estimate (nsyssync analyze) stands.
@@ -67,6 +74,9 @@ Exit codes: 0 replayed; 1 no GPU, or the export or the replay failed;
 			if opt.profilerOverhead < 0 {
 				return usagef("--profiler-overhead %v: want 0 or more", opt.profilerOverhead)
 			}
+			if cmd.Flags().Changed("profiler-overhead") {
+				opt.calibration = ""
+			}
 			return runReplay(cmd.Context(), args[0], opt, stdout)
 		},
 	}
@@ -77,8 +87,33 @@ Exit codes: 0 replayed; 1 no GPU, or the export or the replay failed;
 	f.StringVar(&opt.format, "format", formatText, "output format: text or json")
 	f.BoolVar(&opt.keepHostCode, "keep-host-code", false, "keep the host time of the code that issues a removed sync (default: cut, as the simulator does)")
 	f.DurationVar(&opt.profilerOverhead, "profiler-overhead", opt.profilerOverhead, "host time the profiler added to each traced call, taken off when measuring savings (0: none)")
+	f.StringVar(&opt.calibration, "calibration", "", "take the profiler's overhead per kind of call from this 'nsyssync calibrate --profiler-overhead' profile")
 	f.IntVar(&opt.device, "device", 0, "CUDA device ordinal")
 	return cmd
+}
+
+// replayOverheads is what the replay takes off before each traced call:
+// the calibration's overheads where it holds them, else the flat
+// --profiler-overhead.
+func (opt replayOptions) replayOverheads() (cuda.ReplayOptions, error) {
+	ro := cuda.ReplayOptions{Repeat: opt.repeat, KeepHostCode: opt.keepHostCode, ProfilerOverheadNs: int64(opt.profilerOverhead)}
+	cal, err := analysis.LoadCalibration(opt.calibration)
+	if err != nil || cal == nil {
+		return ro, err
+	}
+	if cal.ProfilerOverheadNs > 0 {
+		ro.ProfilerOverheadNs = cal.ProfilerOverheadNs
+	}
+	byKind := cal.ProfilerOverheads.ByKind()
+	for k, v := range byKind {
+		if v <= 0 {
+			byKind[k] = ro.ProfilerOverheadNs
+		}
+	}
+	if byKind != whatif.Flat(ro.ProfilerOverheadNs) {
+		ro.ProfilerOverheads = &byKind
+	}
+	return ro, nil
 }
 
 // openGPU opens GPU ordinal for replay or calibration. Without a driver or
@@ -94,6 +129,10 @@ func openGPU(ordinal int) (*cuda.Device, error) {
 // runReplay analyses the export and picks its sites first, so that a bad
 // export or site is said on any machine, then replays them on the GPU.
 func runReplay(ctx context.Context, path string, opt replayOptions, stdout io.Writer) error {
+	ro, err := opt.replayOverheads()
+	if err != nil {
+		return err
+	}
 	// The sites are numbered as analyze numbers them; the replay measures
 	// the savings, so the simulator does not run.
 	an, err := analysis.Analyze(ctx, path, analysis.Options{NVTX: opt.nvtx, NoEstimate: true})
@@ -111,8 +150,7 @@ func runReplay(ctx context.Context, path string, opt replayOptions, stdout io.Wr
 	}
 	defer dev.Close()
 	t := an.Report.Trace
-	res, err := dev.Replay(ctx, an.Export, t, sites, cuda.ReplayOptions{Repeat: opt.repeat, KeepHostCode: opt.keepHostCode,
-		ProfilerOverheadNs: int64(opt.profilerOverhead)})
+	res, err := dev.Replay(ctx, an.Export, t, sites, ro)
 	if err != nil {
 		return whileDoing(ctx, fmt.Errorf("%s: %w", path, err), "while replaying %s", textsafe.Display(path, textsafe.Terminal))
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/nsyssync/nsyssync/cuda"
 	"github.com/nsyssync/nsyssync/estimate"
+	"github.com/nsyssync/nsyssync/whatif"
 )
 
 // TestReplayWithFakeDriver runs replay and calibrate end to end through
@@ -81,5 +82,75 @@ func TestReplayChild(t *testing.T) {
 	}
 	if !strings.Contains(c.Source, "Fake Driver GPU") || c.DispatchGapNs != 1_000 {
 		t.Errorf("profile %+v", c)
+	}
+	checkProfilerOverhead(t, dir)
+}
+
+// checkProfilerOverhead runs calibrate --profiler-overhead with a fake
+// nsys that runs its program with the fake driver's calls slowed by 20 µs
+// (FAKECUDA_TRACED_NS): each kind's overhead must come out near that, and
+// the profile must say where it comes from. The workload's children are
+// this test binary run as the command (NSYSSYNC_TEST_MAIN).
+func checkProfilerOverhead(t *testing.T, dir string) {
+	nsys := filepath.Join(dir, "nsys")
+	script := `#!/bin/sh
+if [ "$1" = "--version" ]; then echo "NVIDIA Nsight Systems version 2099.1.1-fake"; exit 0; fi
+shift
+while [ $# -gt 0 ]; do case "$1" in -o) shift 2; break;; *) shift;; esac; done
+FAKECUDA_TRACED_NS=20000 exec "$@"
+`
+	if err := os.WriteFile(nsys, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("NSYSSYNC_TEST_MAIN", "1")
+	profile := filepath.Join(dir, "overhead.json")
+	code, out, errOut := runCLI(t, "calibrate", "--samples", "5", "--profiler-overhead", "--nsys", nsys, "--calls", "500", "-o", profile)
+	if code != exitOK {
+		t.Fatalf("calibrate --profiler-overhead: exit %d, %q, %q", code, out, errOut)
+	}
+	for _, want := range []string{"Profiler overhead per call (NVIDIA Nsight Systems version 2099.1.1-fake", "launch", "async_copy", "sync", "other"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("calibrate's summary lacks %q:\n%s", want, out)
+		}
+	}
+	c, err := estimate.LoadCalibration(profile)
+	if err != nil {
+		t.Fatalf("the simulator cannot read the profile: %v", err)
+	}
+	if !strings.Contains(c.Source, "profiler overhead: NVIDIA Nsight Systems version 2099.1.1-fake, `nsys profile "+defaultNsysFlags+"`, 500 calls a kind") {
+		t.Errorf("profile source %q", c.Source)
+	}
+	for k, v := range c.ProfilerOverheads.ByKind() {
+		if v < 10_000 || v > 200_000 {
+			t.Errorf("%s: overhead %d ns, want about the fake profiler's 20 µs", whatif.OverheadKind(k), v)
+		}
+	}
+	if c.ProfilerOverheadNs < 10_000 || c.ProfilerOverheadNs > 200_000 {
+		t.Errorf("flat overhead %d ns, want the kinds' median", c.ProfilerOverheadNs)
+	}
+	// The replay takes the profile's overheads per kind, unless
+	// --profiler-overhead is given.
+	for _, tc := range []struct {
+		args    []string
+		perKind bool
+	}{
+		{[]string{"--calibration", profile}, true},
+		{[]string{"--calibration", profile, "--profiler-overhead", "2us"}, false},
+	} {
+		args := append([]string{"replay", "--nvtx", "measured", "--repeat", "1", "--site", "s1", "--format", "json"}, append(tc.args, gtFixture)...)
+		code, out, errOut := runCLI(t, args...)
+		if code != exitOK {
+			t.Fatalf("%v: exit %d: %s", tc.args, code, errOut)
+		}
+		var res cuda.Result
+		if err := json.Unmarshal([]byte(out), &res); err != nil {
+			t.Fatalf("replay JSON: %v", err)
+		}
+		if got := res.ProfilerOverheadsNs; tc.perKind != (len(got) == 4 && got["launch"] == c.LaunchNs && got["sync"] == c.SyncNs) {
+			t.Errorf("%v: per-kind overheads %v (profile %+v)", tc.args, got, c.ProfilerOverheads)
+		}
+		if !tc.perKind && res.ProfilerOverheadNs != 2_000 {
+			t.Errorf("%v: flat overhead %d, want the flag's 2 µs", tc.args, res.ProfilerOverheadNs)
+		}
 	}
 }

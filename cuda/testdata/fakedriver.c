@@ -31,6 +31,22 @@ static unsigned long long now_ns(void) {
 
 #define NEED_CTX() do { if (!current) return ERR_INVALID_CONTEXT; } while (0)
 
+// traced stands for a profiler's callbacks: with FAKECUDA_TRACED_NS set
+// (the fake nsys of the calibrate test sets it), the calls that
+// calibrate --profiler-overhead times spin that long.
+static void traced(void) {
+	static long long ns = -1;
+	if (ns < 0) {
+		const char *v = getenv("FAKECUDA_TRACED_NS");
+		ns = v != NULL ? atoll(v) : 0;
+	}
+	if (ns > 0) {
+		unsigned long long until = now_ns() + (unsigned long long)ns;
+		while (now_ns() < until) {
+		}
+	}
+}
+
 CUresult cuInit(unsigned int f) { (void)f; return OK; }
 CUresult cuDriverGetVersion(int *v) { *v = 13000; return OK; }
 CUresult cuDeviceGetCount(int *n) { *n = 1; return OK; }
@@ -68,7 +84,7 @@ CUresult cuModuleGetFunction(void **f, void *m, const char *name) {
 CUresult cuModuleUnload(void *m) { NEED_CTX(); (void)m; return OK; }
 CUresult cuStreamCreate(void **s, unsigned int flags) { NEED_CTX(); (void)flags; *s = calloc(1, 8); streams++; return OK; }
 CUresult cuStreamDestroy_v2(void *s) { NEED_CTX(); free(s); streams--; return OK; }
-CUresult cuStreamSynchronize(void *s) { NEED_CTX(); return s ? OK : ERR_INVALID_VALUE; }
+CUresult cuStreamSynchronize(void *s) { NEED_CTX(); traced(); return s ? OK : ERR_INVALID_VALUE; }
 CUresult cuStreamWaitEvent(void *s, void *e, unsigned int f) { NEED_CTX(); (void)f; return s && e ? OK : ERR_INVALID_VALUE; }
 // The spin's dynamic shared memory may exceed 48 KiB only once
 // cuFuncSetAttribute raised its limit, as on a real GPU.
@@ -76,6 +92,7 @@ static int spin_max_dynamic = 48 << 10;
 CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
                         unsigned shared, void *s, void **params, void **extra) {
 	NEED_CTX();
+	traced();
 	(void)extra;
 	if (s == NULL || params == NULL || gx == 0 || gy != 1 || gz != 1 || bx == 0 || bx > 1024 || by != 1 || bz != 1) return ERR_INVALID_VALUE;
 	if (f == (void *)0x3) {
@@ -141,7 +158,7 @@ CUresult cuFuncSetAttribute(void *f, int attr, int v) {
 	return ERR_INVALID_VALUE;
 }
 CUresult cuEventCreate(void **e, unsigned int flags) { NEED_CTX(); (void)flags; *e = calloc(1, 8); events++; return OK; }
-CUresult cuEventRecord(void *e, void *s) { NEED_CTX(); if (!e || !s) return ERR_INVALID_VALUE; *(unsigned long long *)e = now_ns(); return OK; }
+CUresult cuEventRecord(void *e, void *s) { NEED_CTX(); traced(); if (!e || !s) return ERR_INVALID_VALUE; *(unsigned long long *)e = now_ns(); return OK; }
 CUresult cuEventSynchronize(void *e) { NEED_CTX(); return e ? OK : ERR_INVALID_VALUE; }
 CUresult cuEventElapsedTime_v2(float *ms, void *a, void *b) {
 	NEED_CTX();
@@ -170,7 +187,7 @@ CUresult cuMemFree_v2(unsigned long long p) {
 CUresult cuMemAllocHost_v2(void **p, size_t n) { NEED_CTX(); *p = malloc(n); hostmem++; return OK; }
 CUresult cuMemFreeHost(void *p) { NEED_CTX(); free(p); hostmem--; return OK; }
 CUresult cuMemcpyDtoH_v2(void *d, unsigned long long s, size_t n) { NEED_CTX(); memcpy(d, (void *)(uintptr_t)s, n); return OK; }
-CUresult cuMemcpyDtoHAsync_v2(void *d, unsigned long long s, size_t n, void *st) { NEED_CTX(); (void)st; memcpy(d, (void *)(uintptr_t)s, n); return OK; }
+CUresult cuMemcpyDtoHAsync_v2(void *d, unsigned long long s, size_t n, void *st) { NEED_CTX(); traced(); (void)st; memcpy(d, (void *)(uintptr_t)s, n); return OK; }
 CUresult cuMemcpyHtoDAsync_v2(unsigned long long d, const void *s, size_t n, void *st) { NEED_CTX(); (void)st; memcpy((void *)(uintptr_t)d, s, n); return OK; }
 CUresult cuMemsetD8_v2(unsigned long long p, unsigned char c, size_t n) { NEED_CTX(); memset((void *)(uintptr_t)p, c, n); return OK; }
 CUresult cuMemGetInfo_v2(size_t *free_bytes, size_t *total) { NEED_CTX(); *total = (size_t)80 << 30; *free_bytes = *total - devbytes; return OK; }
