@@ -29,6 +29,9 @@ const docPath = "../docs/estimator.md"
 type scoring struct {
 	name string
 	opt  Options
+	// calibration: a profile under fixtures/calibration whose measured
+	// profiler overheads (per kind of call) the estimator takes.
+	calibration string
 	// target: the configuration must meet the accuracy target; the other
 	// is shown for comparison.
 	target bool
@@ -38,6 +41,8 @@ var scorings = []scoring{
 	{name: "default", opt: Options{}, target: true},
 	{name: "no-profiler-correction", opt: Options{ProfilerOverheadNs: -1}},
 	{name: "inferred-profiler-overhead", opt: Options{InferProfilerOverhead: true}},
+	{name: "measured-profiler-overhead-torch", calibration: "h100_torch_lean_1.json"},
+	{name: "measured-profiler-overhead-driver", calibration: "h100_driver_lean_1.json"},
 }
 
 // truthFile is the part of a fixtures/gt_*.truth.json the test reads.
@@ -182,6 +187,16 @@ func TestGroundTruth(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, sc := range scorings {
+		if sc.calibration != "" {
+			cal, err := LoadCalibration(filepath.Join("../fixtures/calibration", sc.calibration))
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Only the profiler's overhead is taken from the profile:
+			// the other constants keep what the trace and the defaults
+			// give, so that the table shows the overhead's effect alone.
+			sc.opt.Calibration = &Calibration{ProfilerOverheadNs: cal.ProfilerOverheadNs, ProfilerOverheads: cal.ProfilerOverheads, Source: sc.calibration}
+		}
 		var rows []scoreRow
 		for _, tf := range truths {
 			rows = append(rows, scoreScenario(t, tf, sc.opt)...)

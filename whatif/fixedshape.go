@@ -12,7 +12,8 @@ import (
 // scatter into a fixed-size table): the count read goes, and so does the
 // op's own work around it — the library passes that count before the read
 // (cub's reduce, select, scan and radix-sort kernels and their memsets)
-// and the ones that write the output after it — replaced by one pass over
+// and the ones that write the output after it, with the indexing gather
+// that applies it to the data (indexKernels) — replaced by one pass over
 // the input. The model removes those calls with the sync and keeps one of
 // their launches, the one with the longest GPU op, as the fixed-shape
 // op's pass (ClaimFixedShapes). Measured on the GPU machine
@@ -26,6 +27,23 @@ import (
 // nonzero, masked_select and unique launch them).
 var shapeKernels = []string{"DeviceReduce", "DeviceSelect", "DeviceCompact", "DeviceScan", "DeviceRadixSort",
 	"DeviceSegmentedSort", "DeviceSegmentedRadixSort", "DeviceMergeSort", "DeviceRunLengthEncode", "nonzero", "unique"}
+
+// indexKernels are name parts of the kernels that apply a dynamic-shape
+// op's indices or mask to its data: PyTorch's advanced-indexing gathers
+// (x[idx], x[mask], masked_select, index_select). The fixed-shape rewrite
+// (torch.where, a multiply by the mask) replaces them as well as the
+// compaction they follow, so right after a count read they are passes of
+// its op (ShapeIndex); before a read they end the op (they made its input).
+var indexKernels = []string{"index_elementwise_kernel", "vectorized_gather_kernel", "indexSelectLargeIndex", "indexSelectSmallIndex"}
+
+func isIndexKernel(name string) bool {
+	for _, k := range indexKernels {
+		if strings.Contains(name, k) {
+			return true
+		}
+	}
+	return false
+}
 
 // IsShapeKernel reports whether kernel name is one of those passes.
 func IsShapeKernel(name string) bool {
@@ -48,6 +66,9 @@ const (
 	ShapeNeutral
 	// ShapePass launches only the op's passes (IsShapeKernel).
 	ShapePass
+	// ShapeIndex launches an indexing gather (and perhaps passes): a pass
+	// after a count read, the end of the op before one.
+	ShapeIndex
 )
 
 // maxShapeCalls bounds the calls searched on each side of a count read.
@@ -116,7 +137,7 @@ func (h *Host) keepLongestPass(s int32, own [2]int32, role func(ci int32) ShapeR
 	calls := h.SyncCalls[s]
 	keep, keepNs := -1, int64(-1)
 	for i, ci := range calls {
-		if (ci < own[0] || ci > own[1]) && role(ci) == ShapePass && opNs(ci) > keepNs {
+		if (ci < own[0] || ci > own[1]) && isPass(role(ci)) && opNs(ci) > keepNs {
 			keep, keepNs = i, opNs(ci)
 		}
 	}
@@ -143,16 +164,21 @@ func (h *Host) shapeRun(from int32, dir int, role func(ci int32) ShapeRole) []in
 		if c.Thread != th {
 			continue
 		}
-		if c.Sync >= 0 || role(int32(ci)) == ShapeOther {
+		r := role(int32(ci))
+		if c.Sync >= 0 || r == ShapeOther || (r == ShapeIndex && dir < 0) {
 			break
 		}
 		run = append(run, int32(ci))
 	}
-	for len(run) > 0 && role(run[len(run)-1]) != ShapePass {
+	for len(run) > 0 && !isPass(role(run[len(run)-1])) {
 		run = run[:len(run)-1]
 	}
 	return run
 }
+
+// isPass: the call launches a pass of the op (a gather only counts after
+// the read, where shapeRun lets it in).
+func isPass(r ShapeRole) bool { return r == ShapePass || r == ShapeIndex }
 
 func hasPass(run []int32, role func(ci int32) ShapeRole) bool {
 	for _, ci := range run {
@@ -171,14 +197,17 @@ func ReadsCount(s *trace.Sync) bool {
 
 // ShapeRoleOf is a call's role from its GPU ops' kinds and names: no op,
 // a neutral call; only memsets, neutral; only passes (with memsets),
-// a pass; anything else, other.
+// a pass; an indexing gather among passes and memsets, an index call;
+// anything else, other.
 func ShapeRoleOf(ops []*trace.Op) ShapeRole {
 	role := ShapeNeutral
 	for _, op := range ops {
 		switch {
 		case op.Kind == trace.OpMemset:
+		case op.Kind == trace.OpKernel && isIndexKernel(op.Name):
+			role = ShapeIndex
 		case op.Kind == trace.OpKernel && IsShapeKernel(op.Name):
-			role = ShapePass
+			role = max(role, ShapePass)
 		default:
 			return ShapeOther
 		}

@@ -20,7 +20,7 @@ func TestClaimFixedShapes(t *testing.T) {
 	}
 	const main, other = trace.GlobalTid(1), trace.GlobalTid(2)
 	calls := []call{
-		{ShapeOther, 2_000, -1, main}, // 0 the compare that makes the mask
+		{ShapeIndex, 2_000, -1, main}, // 0 a gather that made the input: ends the op before a read
 		{ShapeNeutral, 0, -1, main},   // 1 cuKernelGetName
 		{ShapePass, 1_900, -1, main},  // 2 DeviceReduceKernel
 		{ShapeOther, 0, -1, other},    // 3 another thread's call
@@ -33,8 +33,9 @@ func TestClaimFixedShapes(t *testing.T) {
 		{ShapePass, 1_800, -1, main},  // 10 the second nonzero's DeviceReduceKernel
 		{ShapeOther, 1_400, 1, main},  // 11 count copy (read 1)
 		{ShapeOther, 0, 1, main},      // 12 stream sync (read 1)
-		{ShapeNeutral, 0, -1, main},   // 13 trailing neutral: trimmed
-		{ShapeOther, 4_700, -1, main}, // 14 the indexing: ends the op
+		{ShapeNeutral, 0, -1, main},   // 13
+		{ShapeIndex, 4_700, -1, main}, // 14 the gather that applies the indices: the op's
+		{ShapeOther, 5_000, -1, main}, // 15 the sum of what it gathered: ends the op
 	}
 	h := NewHost(len(calls), 2)
 	for i, c := range calls {
@@ -58,9 +59,9 @@ func TestClaimFixedShapes(t *testing.T) {
 		t.Errorf("read 0 removes %v, want %v", h.SyncCalls[0], want)
 	}
 	// Read 1: the passes before it (8, 9, 10; the neutral 7 at the far
-	// end trimmed), 9 the longest, given back; after it only a trailing
-	// neutral call, trimmed, before the indexing.
-	if want := []int32{8, 10, 11, 12}; !slices.Equal(h.SyncCalls[1], want) {
+	// end trimmed) and after it the gather that applies its indices (13,
+	// 14), up to the sum; 9 the longest, given back.
+	if want := []int32{8, 10, 11, 12, 13, 14}; !slices.Equal(h.SyncCalls[1], want) {
 		t.Errorf("read 1 removes %v, want %v", h.SyncCalls[1], want)
 	}
 	for ci, c := range h.Calls {
@@ -69,7 +70,7 @@ func TestClaimFixedShapes(t *testing.T) {
 			t.Errorf("call %d: SyncFirst %v", ci, c.SyncFirst)
 		}
 	}
-	for _, ci := range []int{1, 2, 3, 7, 9, 13, 14} {
+	for _, ci := range []int{0, 1, 2, 3, 7, 9, 15} {
 		if h.Calls[ci].Sync != noIndex {
 			t.Errorf("call %d claimed by read %d", ci, h.Calls[ci].Sync)
 		}
@@ -99,6 +100,9 @@ func TestShapeRoleOf(t *testing.T) {
 		{"a radix sort pass", []*trace.Op{k("DeviceRadixSortOnesweepKernel")}, ShapePass},
 		{"a select pass and its memset", []*trace.Op{{Kind: trace.OpMemset}, k("DeviceSelectSweepKernel")}, ShapePass},
 		{"an elementwise kernel", []*trace.Op{k("vectorized_elementwise_kernel")}, ShapeOther},
+		{"x[idx]'s gather", []*trace.Op{k("void at::native::index_elementwise_kernel<128, 4, …>(long, …)")}, ShapeIndex},
+		{"index_select's gather and a memset", []*trace.Op{{Kind: trace.OpMemset}, k("void at::native::vectorized_gather_kernel<16, long>(…)")}, ShapeIndex},
+		{"a gather launched with an elementwise kernel", []*trace.Op{k("vectorized_gather_kernel"), k("vectorized_elementwise_kernel")}, ShapeOther},
 		{"PyTorch's own reduction", []*trace.Op{k("reduce_kernel")}, ShapeOther},
 		{"a copy", []*trace.Op{{Kind: trace.OpMemcpy, Name: "memcpy DtoH"}}, ShapeOther},
 	} {
