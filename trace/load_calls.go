@@ -36,6 +36,9 @@ func (ld callLoader) loadAPINames(ctx context.Context) (apiNames, error) {
 	var val sql.NullString
 	q := fmt.Sprintf(`SELECT id, value FROM %s WHERE value GLOB 'cu*'`, ld.Schema.Name(tableStrings))
 	_, err := ld.scanRows(ctx, "reading API names", q, []any{&id, &val}, func() error {
+		if isHostFuncName(val.String) {
+			names.hostFuncs = append(names.hostFuncs, id.Int64)
+		}
 		if k := ClassifyName(val.String); k != CallOther {
 			names.byID[id.Int64] = apiName{raw: val.String, name: NormalizeName(val.String), kind: k,
 				async: isAsyncName(val.String), peer: isPeerName(val.String)}
@@ -52,6 +55,8 @@ func (ld callLoader) loadAPINames(ctx context.Context) (apiNames, error) {
 type apiNames struct {
 	byID     map[int64]apiName
 	frequent []int64
+	// hostFuncs are the ids of the host-function launch APIs (hostfunc.go).
+	hostFuncs []int64
 }
 
 // maxFrequentNames bounds the names tested one by one before the IN list.

@@ -1,0 +1,54 @@
+package trace
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+)
+
+// Host functions: a program may enqueue a host function on a stream
+// (cuLaunchHostFunc, cudaLaunchHostFunc) and wait on the host for it to
+// run, with a condition variable or a future instead of a CUDA call. JAX
+// and XLA wait so for float(), block_until_ready() and device_get()
+// (docs/groundtruth-nonpytorch.md): the CUDA trace records the launch of
+// the host function but no wait. Where a region holds no sync but such
+// launches, the report says that its waits may not be in the trace,
+// rather than letting "no host syncs" read as "the host never waited".
+
+// isHostFuncName reports whether an API name launches a host function.
+func isHostFuncName(raw string) bool {
+	return strings.HasPrefix(raw, "cuLaunchHostFunc") || strings.HasPrefix(raw, "cudaLaunchHostFunc")
+}
+
+// countHostFuncs counts the host-function launches (by their StringIds
+// ids) that start inside the region.
+func (ld callLoader) countHostFuncs(ctx context.Context, ids []int64, r Region) (int64, error) {
+	if len(ids) == 0 {
+		return 0, nil
+	}
+	in := make([]string, len(ids))
+	for i, id := range ids {
+		in[i] = fmt.Sprint(id)
+	}
+	q := fmt.Sprintf(`SELECT start FROM %s WHERE nameId IN (%s)`, ld.Schema.Name(tableRuntime), strings.Join(in, ","))
+	var start sql.NullInt64
+	var n int64
+	_, err := ld.scanRows(ctx, "reading host-function launches", q, []any{&start}, func() error {
+		if start.Valid && r.Contains(start.Int64) {
+			n++
+		}
+		return nil
+	})
+	return n, err
+}
+
+// hostFuncWarning is the report's note on a region without syncs that
+// launches host functions ("" when there is nothing to say).
+func hostFuncWarning(n int64) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("no host sync in the region, but %d host-function launches (cuLaunchHostFunc): a program may wait on those on the host "+
+		"(JAX/XLA does for float(), block_until_ready() and device_get()), which a CUDA trace does not record, so such waits are not listed here", n)
+}
