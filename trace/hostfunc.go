@@ -12,9 +12,9 @@ import (
 // run, with a condition variable or a future instead of a CUDA call. JAX
 // and XLA wait so for float(), block_until_ready() and device_get()
 // (docs/groundtruth-nonpytorch.md): the CUDA trace records the launch of
-// the host function but no wait. Where a region holds no sync but such
-// launches, the report says that its waits may not be in the trace,
-// rather than letting "no host syncs" read as "the host never waited".
+// the host function but no wait. Where a region holds such launches, the
+// report says that waits on them are not among its syncs, rather than
+// letting "no host syncs" read as "the host never waited".
 
 // isHostFuncName reports whether an API name launches a host function.
 func isHostFuncName(raw string) bool {
@@ -43,12 +43,16 @@ func (ld callLoader) countHostFuncs(ctx context.Context, ids []int64, r Region) 
 	return n, err
 }
 
-// hostFuncWarning is the report's note on a region without syncs that
-// launches host functions ("" when there is nothing to say).
-func hostFuncWarning(n int64) string {
+// hostFuncWarning is the report's note on a region that launches n host
+// functions beside its syncs ("" when there is nothing to say).
+func hostFuncWarning(n int64, syncs int) string {
 	if n == 0 {
 		return ""
 	}
-	return fmt.Sprintf("no host sync in the region, but %d host-function launches (cuLaunchHostFunc): a program may wait on those on the host "+
-		"(JAX/XLA does for float(), block_until_ready() and device_get()), which a CUDA trace does not record, so such waits are not listed here", n)
+	head := fmt.Sprintf("no host sync in the region, but %d host-function launches (cuLaunchHostFunc)", n)
+	if syncs > 0 {
+		head = fmt.Sprintf("besides its %d syncs, the region holds %d host-function launches (cuLaunchHostFunc)", syncs, n)
+	}
+	return head + ": a program may wait on those on the host (JAX/XLA does for float(), block_until_ready() and device_get()), " +
+		"which a CUDA trace does not record, so such waits are not listed here"
 }

@@ -124,14 +124,14 @@ func (x *Export) Load(ctx context.Context, opt LoadOptions) (*Trace, error) {
 		t.Warnings = append(t.Warnings, fmt.Sprintf("export schema %s predates 3.9.0, whose callchainId was off by one: native frames may belong to the neighbouring call", s.SchemaVersion))
 	}
 
-	if len(syncs) == 0 {
-		n, err := ld.calls.countHostFuncs(ctx, names.hostFuncs, t.Region)
-		if err != nil {
-			return nil, err
-		}
-		if w := hostFuncWarning(n); w != "" {
-			t.Warnings = append(t.Warnings, w)
-		}
+	// Only exports that name a host-function launch API are scanned for
+	// them (hostfunc.go).
+	n, err := ld.calls.countHostFuncs(ctx, names.hostFuncs, t.Region)
+	if err != nil {
+		return nil, err
+	}
+	if w := hostFuncWarning(n, len(syncs)); w != "" {
+		t.Warnings = append(t.Warnings, w)
 	}
 
 	tids := map[GlobalTid]bool{}
