@@ -23,7 +23,9 @@ func (p ProfilerOverheads) ByKind() whatif.Overheads {
 		whatif.OverheadSync: p.SyncNs, whatif.OverheadOther: p.OtherNs}
 }
 
-func profilerOverheadsOf(o whatif.Overheads) ProfilerOverheads {
+// ProfilerOverheadsOf is ByKind's inverse: the overheads by kind as a
+// profile's fields.
+func ProfilerOverheadsOf(o whatif.Overheads) ProfilerOverheads {
 	return ProfilerOverheads{LaunchNs: o[whatif.OverheadLaunch], AsyncCopyNs: o[whatif.OverheadAsyncCopy],
 		SyncNs: o[whatif.OverheadSync], OtherNs: o[whatif.OverheadOther]}
 }
@@ -80,5 +82,5 @@ func (c *Constants) setProfilerOverheads(opt Options) {
 		out[k] = v
 		c.Sources[overheadKey(kind)] = s
 	}
-	c.ProfilerOverheads = profilerOverheadsOf(out)
+	c.ProfilerOverheads = ProfilerOverheadsOf(out)
 }

@@ -2,7 +2,6 @@ package trace
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"strings"
 )
@@ -22,22 +21,29 @@ func isHostFuncName(raw string) bool {
 }
 
 // countHostFuncs counts the host-function launches (by their StringIds
-// ids) that start inside the region.
+// ids) that start inside the region, each call once: a backtrace's twin
+// row (eventClass 67) and a repeated row of an export without eventClass
+// are the same call (loadCalls reads them so too).
 func (ld callLoader) countHostFuncs(ctx context.Context, ids []int64, r Region) (int64, error) {
 	if len(ids) == 0 {
 		return 0, nil
 	}
-	in := make([]string, len(ids))
-	for i, id := range ids {
-		in[i] = fmt.Sprint(id)
+	class := "0"
+	if ld.Schema.HasColumn(tableRuntime, "eventClass") {
+		class = "eventClass"
 	}
-	q := fmt.Sprintf(`SELECT start FROM %s WHERE nameId IN (%s)`, ld.Schema.Name(tableRuntime), strings.Join(in, ","))
-	var start sql.NullInt64
+	q := fmt.Sprintf(`SELECT start, globalTid, correlationId FROM %s WHERE nameId IN (%s) AND %s IN (0, 1)`,
+		ld.Schema.Name(tableRuntime), inList(ids), class)
+	v, dest := nullInts(3)
+	seen := map[tidCorr]bool{}
 	var n int64
-	_, err := ld.scanRows(ctx, "reading host-function launches", q, []any{&start}, func() error {
-		if start.Valid && r.Contains(start.Int64) {
-			n++
+	_, err := ld.scanRows(ctx, "reading host-function launches", q, dest, func() error {
+		key := tidCorr{GlobalTid(v[1].Int64), intOr(v[2], -1)}
+		if !v[0].Valid || !r.Contains(v[0].Int64) || (key.corr >= 0 && seen[key]) {
+			return nil
 		}
+		seen[key] = true
+		n++
 		return nil
 	})
 	return n, err

@@ -122,8 +122,7 @@ func lastLine(s string) string {
 // into writes the overheads into a calibration profile: per kind, the
 // flat value as their median, and where they come from.
 func (r *overheadRun) into(p *estimate.Calibration) {
-	p.LaunchNs, p.AsyncCopyNs = r.overheads[whatif.OverheadLaunch], r.overheads[whatif.OverheadAsyncCopy]
-	p.SyncNs, p.OtherNs = r.overheads[whatif.OverheadSync], r.overheads[whatif.OverheadOther]
+	p.ProfilerOverheads = estimate.ProfilerOverheadsOf(r.overheads)
 	p.ProfilerOverheadNs = whatif.Median(slices.Clone(r.overheads[:]), whatif.MeanOfMiddles)
 	p.Source += fmt.Sprintf("; profiler overhead: %s, `nsys profile %s`, %d calls a kind, profiled against two plain runs",
 		r.version, strings.Join(r.flags, " "), r.profiled.Calls)

@@ -84,6 +84,8 @@ func TestExitCodes(t *testing.T) {
 		{"replay: missing file", []string{"replay", missing}, exitError, missing},
 		{"replay: not SQLite", []string{"replay", notes}, exitError, notes},
 		{"replay: no such site", []string{"replay", "--site", "s99", lean}, exitError, "no site s99"},
+		{"replay: --calibration missing", []string{"replay", "--calibration", missing, lean}, exitError, missing},
+		{"replay: --calibration not a profile", []string{"replay", "--calibration", notes, lean}, exitError, "not a calibration profile"},
 
 		{"calibrate: an argument", []string{"calibrate", "x"}, exitUsage, `"x"`},
 		{"calibrate: bad --samples", []string{"calibrate", "--samples", "0"}, exitUsage, "--samples 0"},
