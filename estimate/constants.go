@@ -26,6 +26,9 @@ type draft struct {
 	// otherGPU: the trace ran on a GPU other than the one the default
 	// pinned copy speed was measured on.
 	otherGPU bool
+	// late: the kernels launched onto an idle GPU inside the region, and
+	// the delays of the late ones (sharedgpu.go).
+	late lateLaunches
 }
 
 // newDraft builds the model of the calls that start inside [start, end),
@@ -144,6 +147,7 @@ func finishModels(ds []*draft, cal *Calibration) Constants {
 		d.m.consts, d.m.launchCallNs = *c, launchCallNs
 		d.m.setReplayParameters(d.rec, recordNs, waitNs)
 		d.m.addSyncHostCode(typical)
+		d.late.add(d.m, d.rec, d.in)
 		d.rec, d.in = nil, nil
 	}
 	return *c

@@ -242,5 +242,12 @@ func FromTimeline(ctx context.Context, tl *trace.Timeline, t *trace.Trace, sites
 	d := newDraft(tl, t, r.Start, r.End, 0, len(t.Syncs), math.MaxInt64)
 	e := newEstimator(t, opt, finishModels([]*draft{d}, opt.Calibration), false)
 	e.addPart(d.m, r.Intervals, -1)
-	return e.run(ctx, sites)
+	res, err := e.run(ctx, sites)
+	if err != nil {
+		return nil, err
+	}
+	if w := d.late.warning(r.Duration); w != "" {
+		res.Warnings = append(res.Warnings, w)
+	}
+	return res, nil
 }

@@ -74,6 +74,15 @@ func runSampled(ctx context.Context, x *trace.Export, t *trace.Trace, sites []cl
 			res.Warnings = append(res.Warnings, fmt.Sprintf("site %s: none of its %d syncs was in a sampled window: not estimated", sites[i].ID, len(siteIdx[i])))
 		}
 	}
+	var late lateLaunches
+	for k, w := range ws {
+		if w.site < 0 { // the time windows, each read once
+			late.merge(&drafts[k].late)
+		}
+	}
+	if w := late.warning(res.SampledNs); w != "" {
+		res.Warnings = append(res.Warnings, w)
+	}
 	res.Warnings = append(res.Warnings, fmt.Sprintf("savings sampled: the region holds about %d API calls and GPU ops, more than %d; estimated from %d windows holding %.2f%% of them (%.2f%% of its time) and %d windows around sites they missed, and extrapolated",
 		events, opt.MaxEvents, timed, 100*float64(e.sampledRows)/float64(max(events, 1)), 100*float64(res.SampledNs)/float64(t.Region.Duration), len(ws)-timed))
 	return res, nil
