@@ -112,32 +112,23 @@ func TestGPUGroundTruthNonPyTorch(t *testing.T) {
 		t.Errorf("%d of %d replayed savings within target, floor %d", within, len(rows), npFloorWithin)
 	}
 	for _, r := range rows {
-		switch {
-		case r.IdleLaunchNs > profiledLaunchNs:
-			// The recording holds launch latency the GPU does not
-			// reproduce (in the nsys-default captures, the profiler's):
-			// its self-check measures the recording, not the replay.
-			t.Logf("%s: idle launch latency %.0f µs in the recording: self-check %+.1f%% not held to the limit",
-				r.Fixture, float64(r.IdleLaunchNs)/1e3, 100*r.SelfCheck)
-		case math.Abs(r.SelfCheck) > npSelfCheckLimit:
+		if math.Abs(r.SelfCheck) > npSelfCheckLimit {
 			t.Errorf("%s: self-check %+.1f%%, limit ±%.0f%%", r.Fixture, 100*r.SelfCheck, 100*npSelfCheckLimit)
 		}
 	}
 }
 
-// The non-PyTorch replay's bounds, from its first run on an H100 (stop
-// 20): 13 of 16 within target; self-checks within ±0.7% but for
-// cu_converge.lean (−7.2%) and the two nsys-default C++ captures, whose
-// recordings start each step's first kernel about 1 ms after its launch
-// (−35%, −36%).
+// The non-PyTorch replay's bounds. Its first run on an H100 (stop 20)
+// gave 13 of 16 within target, with self-checks of −35% and −36% on two
+// C++ captures whose recordings started each step's first kernel about
+// 1 ms after its launch: they had been captured side by side with other
+// captures on one GPU (estimate's shared-GPU warning names it). Re-captured
+// one at a time (2026-11-28): 15 of 16 within target, every self-check
+// within ±0.8%; the floor leaves one scenario to a machine's noise, the
+// limit is the issue's ±5%.
 const (
-	npFloorWithin    = 13
-	npSelfCheckLimit = 0.10
-	// profiledLaunchNs: an idle-stream launch latency above it is a delay
-	// in the recording the replay does not reproduce (an idle launch on
-	// the H100 takes 7.6 µs in calibrate's probe, 6-26 µs in these
-	// exports but three; the nsys-default C++ captures show 1.1 ms).
-	profiledLaunchNs = 100_000
+	npFloorWithin    = 14
+	npSelfCheckLimit = 0.05
 )
 
 // idleLaunchLatency is the median, over the region's ops launched onto an
