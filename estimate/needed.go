@@ -53,7 +53,19 @@ func needed(site *classify.Site) bool { return site.Counting() == classify.Count
 // and, for a site that copies data the host uses, the copy-overlap bound.
 func (p *part) siteParts(i int, copyBound bool) (parts SavingsParts, bound int64) {
 	m := p.m
-	for _, l := range p.siteSyncs[i] {
+	var site map[int32]bool
+	if copyBound {
+		site = make(map[int32]bool, len(p.siteSyncs[i]))
+		for _, l := range p.siteSyncs[i] {
+			site[int32(l)] = true
+		}
+	}
+	// The loop's steps, and its last in the part: the step after it, past
+	// the part's end, repeats the loop (the region samples it), so it
+	// takes the mean of the steps before it, within its own wait.
+	var loopNs, loopN, lastNs, lastWait int64
+	lastInLoop := true
+	for k, l := range p.siteSyncs[i] {
 		ss := &m.syncs[l]
 		parts.HostCodeNs += ss.cutBefore + ss.cutAfter
 		parts.RewriteCostNs += ss.extraCost
@@ -67,43 +79,82 @@ func (p *part) siteParts(i int, copyBound bool) (parts SavingsParts, bound int64
 				}
 			}
 		}
-		if copyBound {
-			bound += m.copyOverlap(ss)
+		if !copyBound {
+			continue
 		}
+		b, wait, inLoop := m.copyOverlap(ss, site)
+		if inLoop {
+			loopNs, loopN = loopNs+b, loopN+1
+		}
+		if k == len(p.siteSyncs[i])-1 && !inLoop {
+			lastNs, lastWait, lastInLoop = b, wait, false
+			continue
+		}
+		bound += b
+	}
+	switch {
+	case lastInLoop:
+	case loopN > 0:
+		bound += max(lastNs, min(lastWait, loopNs/loopN))
+	default:
+		bound += lastNs
 	}
 	return parts, bound
 }
 
-// copyOverlap is the most an asynchronous copy into pinned memory could
-// save at one sync whose device-to-host copy the host needs: the wait
-// hidden behind the GPU work that can run while the copy is in flight —
-// the kernels the thread launches before its next blocking call, which a
-// rewrite (the copy on its own stream into a second buffer) runs
-// alongside the copy — and never more than the wait. The copy itself
-// stays, and so does the host's wait for it: the host code right after a
-// needed copy is taken to use the data, so it overlaps nothing.
-func (m *model) copyOverlap(ss *simSync) int64 {
+// copyOverlap is the most the rewrite of a copy the host needs saves at
+// one sync, with W the wait and K the GPU time of the compute kernels the
+// thread launches before its next blocking call:
+//
+//   - in a loop — that next blocking call is the same site's next sync,
+//     and K > 0 — the rewrite the report recommends: the copy made
+//     asynchronous into a pinned double buffer (its own stream, an event
+//     per buffer), the host using the previous step's data while this
+//     step's GPU work and copy run (docs/estimator.md, "Copies of data the
+//     host uses"). With H the host's time from the sync's return to that
+//     next sync (using the data, preparing and launching the next step)
+//     and G = K plus the copy itself at its recorded time (a pinned copy
+//     is no slower), the written step takes H + W and the rewritten one
+//     max(H, G): the saving is min(W, H + W − G), never below 0;
+//   - otherwise (a copy with no next step to overlap: a result read once,
+//     the last of a loop, a copy followed by another site's wait) the host
+//     uses the data at once, so only the kernels launched before its next
+//     wait run alongside the copy: min(W, K).
+//
+// It returns the bound, W, and whether the sync is a loop's step.
+func (m *model) copyOverlap(ss *simSync, site map[int32]bool) (ns, wait int64, loop bool) {
 	if len(ss.calls) == 0 {
-		return 0
+		return 0, 0, false
 	}
 	first, last := &m.host.Calls[ss.calls[0]], ss.calls[len(ss.calls)-1]
-	wait := m.host.Calls[last].End - first.Start
+	wait = m.host.Calls[last].End - first.Start
 	const lookAhead = 1 << 16
 	th := first.Thread
-	var gpu int64
+	var kernels, copies int64
+	for _, ci := range ss.calls {
+		for o := m.calls[ci].opLo; o < m.calls[ci].opHi; o++ {
+			if op := &m.ops[o]; !op.compute {
+				copies += op.dur
+			}
+		}
+	}
 	for j := last + 1; j < int32(len(m.calls)) && j <= last+lookAhead; j++ {
 		c, h := &m.calls[j], &m.host.Calls[j]
 		if h.Thread != th {
 			continue
 		}
 		if h.SyncFirst || c.block >= 0 {
+			if h.SyncFirst && site[h.Sync] && kernels > 0 {
+				host := h.Start - m.host.Calls[last].End
+				return max(0, min(wait, host+wait-kernels-copies)), wait, true
+			}
 			break
 		}
 		for o := c.opLo; o < c.opHi; o++ {
 			if op := &m.ops[o]; op.compute {
-				gpu += op.dur
+				kernels += op.dur
 			}
 		}
 	}
-	return max(0, min(wait, gpu))
+	return max(0, min(wait, kernels)), wait, false
 }

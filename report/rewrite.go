@@ -60,7 +60,7 @@ func (a *Analysis) RewriteAssumed(s *classify.Site) (contract.RewriteJSON, bool)
 	}
 	switch {
 	case s.NeededCopyBytes > 0:
-		return contract.RewriteJSON{Kind: RewriteCopyOverlap, Assumes: "the copy stays (the host uses the data): made asynchronous into pinned memory, overlapped with the kernels launched before the host's next wait"}, true
+		return contract.RewriteJSON{Kind: RewriteCopyOverlap, Assumes: "the copy stays (the host uses the data): made asynchronous into a pinned double buffer, the host using each step's data while the GPU runs the next step and its copy"}, true
 	case pinned:
 		return contract.RewriteJSON{Kind: RewritePinnedCopy, Assumes: "the source in " + w.pinned + " and the copy made with " + w.async + ": the host's staging copy goes, the copy runs at pinned speed (" +
 			a.pinnedSpeedText() + ") and later work no longer waits for it on the host"}, true

@@ -36,7 +36,7 @@ func (a *Analysis) SavingsExplanation(s *classify.Site) string {
 	}
 	p := e.Parts
 	if s.NeededCopyBytes > 0 {
-		overlap := fmt.Sprintf("an asynchronous copy into pinned memory overlaps at most %s of it with the kernels launched before the host's next wait",
+		overlap := fmt.Sprintf("an asynchronous copy into a pinned double buffer, the host using the previous step's data while the GPU runs the next, saves at most %s",
 			format.Duration(e.CopyBoundNs))
 		if e.Bound == estimate.BoundCopyOverlap {
 			return fmt.Sprintf("needed data: the host uses the %s it copies, so the copy and the wait for it stay; %s "+

@@ -97,11 +97,13 @@ type npScore struct {
 // (the docs say why; issue 17 models the rewrite). It rose to 14 when the
 // C++ and CuPy programs were re-captured one at a time (2026-11-28): two
 // C++ captures made side by side with others had recorded the other
-// capture's kernels as a millisecond of launch delay per step.
+// capture's kernels as a millisecond of launch delay per step. Scored
+// since by issue 17's rule (2 points or 20%, was 3 or 30%: 12 of 20) and
+// with the double-buffer bound of needed copies in a loop: 15.
 const (
 	npFloorDepRight     = 4  // fixtures whose dependency is right
 	npFloorBothRight    = 4  // fixtures whose dependency and category are right
-	npFloorEstimateHits = 14 // estimates within target of the measured saving
+	npFloorEstimateHits = 15 // estimates within target of the measured saving
 )
 
 // TestGroundTruthNonPyTorch analyses every fixture of fixtures/nonpytorch
@@ -252,9 +254,10 @@ func npVerdict(t *testing.T, sc *npScore, name string, tr *npTruth, rep *npRepor
 }
 
 // npEstimate compares the estimated saving (a fraction of the region) with
-// the measured one (a fraction of a step as written), by the estimator's
-// own rule: within 3 points or 30% of the measured saving, whichever is
-// larger, of the interval the timing passes span.
+// the measured one (a fraction of a step as written) by issue 17's rule,
+// the replay's (cuda's withinTarget): within 2 points or 20% of the
+// measured saving, whichever is larger, of the interval the timing passes
+// span. (Until 2026-11-28 this test used the looser 3 points or 30%.)
 func npEstimate(sc *npScore, name string, tr *npTruth, rep *npReport) (est, hit string) {
 	perStep := float64(rep.Totals.EstimatedSavingsNs) / 1e6 / float64(max(tr.Steps, 1))
 	est = fmt.Sprintf("%.3f ms/step (%.1f%%)", perStep, 100*rep.Totals.EstimatedFraction)
@@ -266,7 +269,7 @@ func npEstimate(sc *npScore, name string, tr *npTruth, rep *npReport) (est, hit 
 	lo, hi := min(m.Interval[0], m.SavingFraction), max(m.Interval[1], m.SavingFraction)
 	f := rep.Totals.EstimatedFraction
 	dist := math.Max(0, math.Max(lo-f, f-hi))
-	if dist <= math.Max(0.03, 0.3*math.Abs(m.SavingFraction)) {
+	if dist <= math.Max(0.02, 0.2*math.Abs(m.SavingFraction)) {
 		sc.estimateHits++
 		return est, "within"
 	}
