@@ -99,11 +99,12 @@ type npScore struct {
 // C++ captures made side by side with others had recorded the other
 // capture's kernels as a millisecond of launch delay per step. Scored
 // since by issue 17's rule (2 points or 20%, was 3 or 30%: 12 of 20) and
-// with the double-buffer bound of needed copies in a loop: 15.
+// with the double-buffer bound of needed copies in a loop: 15; with two
+// held-out needed-copy programs (four exports, three within): 18 of 24.
 const (
 	npFloorDepRight     = 4  // fixtures whose dependency is right
 	npFloorBothRight    = 4  // fixtures whose dependency and category are right
-	npFloorEstimateHits = 15 // estimates within target of the measured saving
+	npFloorEstimateHits = 18 // estimates within target of the measured saving
 )
 
 // TestGroundTruthNonPyTorch analyses every fixture of fixtures/nonpytorch
