@@ -38,25 +38,47 @@ type lateLaunches struct {
 }
 
 // add reads the model's kernels launched inside the region onto an idle
-// GPU.
+// GPU. Most traces have no kernel that starts late even on an idle stream;
+// for them the devices' busy spans are not built.
 func (l *lateLaunches) add(m *model, r *recorded, in []bool) {
+	late := 0
+	m.idleStreamLaunches(r, in, func(o int32, after int64) {
+		if m.ops[o].recStart-after > lateLaunchNs {
+			late++
+		}
+	})
+	if late >= minLateLaunches {
+		l.addAll(m, r, in)
+	}
+}
+
+// addAll counts every kernel launched inside the region onto an idle GPU.
+func (l *lateLaunches) addAll(m *model, r *recorded, in []bool) {
 	busy := m.deviceBusy()
+	m.idleStreamLaunches(r, in, func(o int32, after int64) {
+		op := &m.ops[o]
+		if dev := m.streams[op.stream].device; dev < 0 || busy[dev].runningBetween(after, op.recStart) {
+			return
+		}
+		l.idle++
+		if d := op.recStart - after; d > lateLaunchNs {
+			l.delays = append(l.delays, d)
+		}
+	})
+}
+
+// idleStreamLaunches calls fn with each kernel launched inside the region
+// onto a stream with nothing left to run when its launch call returned
+// (at after), which started after that.
+func (m *model) idleStreamLaunches(r *recorded, in []bool, fn func(o int32, after int64)) {
 	for i := range m.calls {
 		call, h := &m.calls[i], &m.host.Calls[i]
 		if !in[i] {
 			continue
 		}
 		for o := call.opLo; o < call.opHi; o++ {
-			op := &m.ops[o]
-			if !op.launched || !op.compute || r.ready[o] > h.End || op.recStart < h.End {
-				continue
-			}
-			if dev := m.streams[op.stream].device; dev < 0 || busy[dev].runningBetween(h.End, op.recStart) {
-				continue
-			}
-			l.idle++
-			if d := op.recStart - h.End; d > lateLaunchNs {
-				l.delays = append(l.delays, d)
+			if op := &m.ops[o]; op.launched && op.compute && r.ready[o] <= h.End && op.recStart >= h.End {
+				fn(o, h.End)
 			}
 		}
 	}
@@ -102,6 +124,15 @@ type busySpans struct {
 	starts, maxEnd []int64
 }
 
+// Len, Less and Swap sort the spans by start (maxEnd holds the ends until
+// deviceBusy turns them into the running maximum).
+func (b busySpans) Len() int           { return len(b.starts) }
+func (b busySpans) Less(i, j int) bool { return b.starts[i] < b.starts[j] }
+func (b busySpans) Swap(i, j int) {
+	b.starts[i], b.starts[j] = b.starts[j], b.starts[i]
+	b.maxEnd[i], b.maxEnd[j] = b.maxEnd[j], b.maxEnd[i]
+}
+
 // runningBetween says whether an op other than one starting at t1 ran
 // during [t0, t1): one that started before t1 and ended after t0.
 func (b busySpans) runningBetween(t0, t1 int64) bool {
@@ -113,19 +144,19 @@ func (b busySpans) runningBetween(t0, t1 int64) bool {
 func (m *model) deviceBusy() []busySpans {
 	out := make([]busySpans, len(m.devices))
 	for d, streams := range m.devices {
-		type span struct{ start, end int64 }
-		var spans []span
+		n := 0
+		for _, s := range streams {
+			n += len(m.streams[s].ops)
+		}
+		b := busySpans{starts: make([]int64, 0, n), maxEnd: make([]int64, 0, n)}
 		for _, s := range streams {
 			for _, o := range m.streams[s].ops {
-				spans = append(spans, span{m.ops[o].recStart, m.ops[o].recEnd})
+				b.starts, b.maxEnd = append(b.starts, m.ops[o].recStart), append(b.maxEnd, m.ops[o].recEnd)
 			}
 		}
-		sort.Slice(spans, func(a, b int) bool { return spans[a].start < spans[b].start })
-		b := busySpans{starts: make([]int64, len(spans)), maxEnd: make([]int64, len(spans))}
-		hi := int64(minTime)
-		for i, sp := range spans {
-			hi = max(hi, sp.end)
-			b.starts[i], b.maxEnd[i] = sp.start, hi
+		sort.Sort(b)
+		for i := 1; i < len(b.maxEnd); i++ {
+			b.maxEnd[i] = max(b.maxEnd[i], b.maxEnd[i-1])
 		}
 		out[d] = b
 	}
