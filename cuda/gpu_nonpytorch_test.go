@@ -105,8 +105,8 @@ func TestGPUGroundTruthNonPyTorch(t *testing.T) {
 	fmt.Fprintf(&sb, "\nwithin target: %d of %d; largest self-check error %.1f%%\n", within, len(rows), 100*worst)
 	t.Logf("\n%s", sb.String())
 	writeOut(t, "replay_nonpytorch"+suffix+".json", map[string]any{"gpu": d.Identity(), "rows": rows})
-	if len(rows) < 16 {
-		t.Errorf("%d non-PyTorch exports replayed, want the 16 whose waits the trace shows", len(rows))
+	if len(rows) < 36 {
+		t.Errorf("%d non-PyTorch exports replayed, want the 36 whose waits the trace shows", len(rows))
 	}
 	if within < npFloorWithin {
 		t.Errorf("%d of %d replayed savings within target, floor %d", within, len(rows), npFloorWithin)
@@ -124,10 +124,12 @@ func TestGPUGroundTruthNonPyTorch(t *testing.T) {
 // 1 ms after its launch: they had been captured side by side with other
 // captures on one GPU (estimate's shared-GPU warning names it). Re-captured
 // one at a time (2026-11-28): 15 of 16 within target, every self-check
-// within ±0.8%; the floor leaves one scenario to a machine's noise, the
-// limit is the issue's ±5%.
+// within ±0.8%; with the 20 held-out exports of 2026-11-28 (two C++ and
+// CuPy needed copies, eight CuPy programs), 28 of 36 within ±0.9%. The
+// floor leaves two scenarios to a machine's noise, the limit is the
+// issue's ±5%.
 const (
-	npFloorWithin    = 14
+	npFloorWithin    = 26
 	npSelfCheckLimit = 0.05
 )
 
