@@ -117,9 +117,10 @@ func (p *part) siteParts(i int, copyBound bool) (parts SavingsParts, bound int64
 //     is no slower), the written step takes H + W and the rewritten one
 //     max(H, G): the saving is min(W, H + W − G), never below 0;
 //   - otherwise (a copy with no next step to overlap: a result read once,
-//     the last of a loop, a copy followed by another site's wait) the host
-//     uses the data at once, so only the kernels launched before its next
-//     wait run alongside the copy: min(W, K).
+//     a copy followed by another site's wait) the host uses the data at
+//     once, so only the kernels launched before its next wait run
+//     alongside the copy: min(W, K). (The last step of a loop in the part
+//     takes the mean of its other steps instead: siteParts.)
 //
 // It returns the bound, W, and whether the sync is a loop's step.
 func (m *model) copyOverlap(ss *simSync, site map[int32]bool) (ns, wait int64, loop bool) {
