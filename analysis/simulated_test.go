@@ -19,8 +19,8 @@ import (
 func TestHTMLSimulatedTimeline(t *testing.T) {
 	ctx := context.Background()
 	for _, tc := range []struct{ fixture, nvtx string }{
-		{"gt_mlp_train.sqlite", "measured"},
-		{"gt_cpu_copy.sqlite", "measured"},
+		{"gt_mlp_train.sqlite.gz", "measured"},
+		{"gt_cpu_copy.sqlite.gz", "measured"},
 		{"syncs_backtrace.sqlite", "measured"},
 	} {
 		t.Run(tc.fixture, func(t *testing.T) {

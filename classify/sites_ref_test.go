@@ -217,7 +217,7 @@ func refSiteKey(s *trace.Sync) (string, Location) {
 // and a trace of mixed-up syncs (out of time order, odd NVTX names,
 // unresolved and CUDA-library frames).
 func TestSitesMatchReference(t *testing.T) {
-	files, _ := filepath.Glob("../fixtures/*.sqlite")
+	files, _ := filepath.Glob("../fixtures/*.sqlite*")
 	corpus, _ := filepath.Glob("../../shared/corpus/*.sqlite")
 	files = append(files, corpus...)
 	if len(files) == 0 {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nsyssync/nsyssync/internal/fixturegz"
 	"github.com/nsyssync/nsyssync/trace"
 )
 
@@ -21,7 +22,7 @@ type fixture struct {
 
 func loadFixture(tb testing.TB, name, nvtx string) *fixture {
 	tb.Helper()
-	return loadFixtureFile(tb, filepath.Join("..", "fixtures", name+".sqlite"), name, nvtx)
+	return loadFixtureFile(tb, fixturegz.Path(filepath.Join("..", "fixtures"), name), name, nvtx)
 }
 
 // loadFixtureFile is loadFixture on an export at path.

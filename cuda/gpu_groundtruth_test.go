@@ -163,7 +163,7 @@ func TestGPUGroundTruth(t *testing.T) {
 	for _, path := range files {
 		var tf truthFile
 		readTruth(t, path, &tf)
-		f := loadFixture(t, strings.TrimSuffix(tf.Fixture, ".sqlite"), tf.Region)
+		f := loadFixture(t, strings.TrimSuffix(tf.Fixture, ".sqlite.gz"), tf.Region)
 		var groups []Group
 		for _, v := range tf.Variants {
 			g := Group{ID: v.Variant}

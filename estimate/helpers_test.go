@@ -60,7 +60,7 @@ func (f fixture) timeline(t testing.TB) *trace.Timeline {
 	return tl
 }
 
-func gtFixture(name string) string { return filepath.Join("../fixtures", "gt_"+name+".sqlite") }
+func gtFixture(name string) string { return filepath.Join("../fixtures", "gt_"+name+".sqlite.gz") }
 
 // siteWithRange returns the index of the site whose NVTX path holds the
 // range.

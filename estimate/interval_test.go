@@ -9,15 +9,15 @@ import (
 // loop of reads, two-stream loop, needed copies: 30 steps each) or do not
 // (the sync patterns: 1 to 6 occurrences a site).
 var intervalFixtures = []struct{ name, nvtx string }{
-	{"gt_mlp_train.sqlite", "measured"},
-	{"gt_item_tiny.sqlite", "measured"},
-	{"gt_twostream_event.sqlite", "measured"},
-	{"gt_cpu_copy.sqlite", "measured"},
-	{"gt_item_many.sqlite", "measured"},
-	{"gt_devsync_small.sqlite", "measured"},
-	{"gt_gemm_medium_item.sqlite", "measured"},
-	{"gt_graph_item.sqlite", "measured"},
-	{"gt_twostream_gemm.sqlite", "measured"},
+	{"gt_mlp_train.sqlite.gz", "measured"},
+	{"gt_item_tiny.sqlite.gz", "measured"},
+	{"gt_twostream_event.sqlite.gz", "measured"},
+	{"gt_cpu_copy.sqlite.gz", "measured"},
+	{"gt_item_many.sqlite.gz", "measured"},
+	{"gt_devsync_small.sqlite.gz", "measured"},
+	{"gt_gemm_medium_item.sqlite.gz", "measured"},
+	{"gt_graph_item.sqlite.gz", "measured"},
+	{"gt_twostream_gemm.sqlite.gz", "measured"},
 	{"syncs_lean.sqlite", ""},
 	{"syncs_backtrace.sqlite", "measured"},
 }
@@ -37,7 +37,7 @@ func TestSiteIntervals(t *testing.T) {
 		}{{"whole", Options{}}, {"windowed", Options{MaxFullWork: 1}}, {"sampled", Options{MaxEvents: 3000}}} {
 			t.Run(fx.name+"/"+mode.name, func(t *testing.T) {
 				res := f.run(t, mode.opt)
-				if mode.name == "sampled" && fx.name == "gt_mlp_train.sqlite" && res.SampleWindows == 0 {
+				if mode.name == "sampled" && fx.name == "gt_mlp_train.sqlite.gz" && res.SampleWindows == 0 {
 					t.Fatal("not sampled")
 				}
 				withInterval := 0

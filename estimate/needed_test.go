@@ -40,7 +40,7 @@ func estimateFile(t *testing.T, path string) (*trace.Trace, []classify.Site, *Re
 // is in a scenario, and no site that copies data the host uses saves
 // more than its copy-overlap bound or is replayed removed in a scenario.
 func TestNeededAndPhaseSitesNeverRemovable(t *testing.T) {
-	files, _ := filepath.Glob("../fixtures/*.sqlite")
+	files, _ := filepath.Glob("../fixtures/*.sqlite*")
 	corpus, _ := filepath.Glob(filepath.Join(corpusDir, "*.sqlite"))
 	phased, neededN := 0, 0
 	for _, path := range append(files, corpus...) {

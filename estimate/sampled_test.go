@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"strings"
 	"testing"
 
+	"github.com/nsyssync/nsyssync/internal/fixturegz"
 	"github.com/nsyssync/nsyssync/internal/tracegen"
 )
 
@@ -22,7 +24,10 @@ const (
 // export (internal/tracegen), as nsysgen makes the 1 GB benchmarks.
 func mediumExport(t testing.TB, fixture string, copies int) string {
 	t.Helper()
-	out := filepath.Join(t.TempDir(), fmt.Sprintf("%s-x%d.sqlite", filepath.Base(fixture), copies))
+	if strings.HasSuffix(fixture, ".gz") { // tracegen reads a plain SQLite file
+		fixture = fixturegz.Gunzip(t, fixture, t.TempDir())
+	}
+	out := filepath.Join(t.TempDir(), fmt.Sprintf("%s-x%d.sqlite", strings.TrimSuffix(filepath.Base(fixture), ".sqlite"), copies))
 	if _, err := tracegen.Generate(context.Background(), tracegen.Options{Source: fixture, Output: out, Copies: copies}); err != nil {
 		t.Fatalf("generating %s: %v", out, err)
 	}

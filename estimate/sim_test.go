@@ -16,7 +16,7 @@ import (
 // 30 short occurrences of a ground-truth site's own range. The replay must
 // end where the recording did.
 func TestReplayReproducesRecording(t *testing.T) {
-	files, _ := filepath.Glob("../fixtures/*.sqlite")
+	files, _ := filepath.Glob("../fixtures/*.sqlite*")
 	corpus, _ := filepath.Glob(filepath.Join(corpusDir, "*.sqlite"))
 	if len(corpus) == 0 {
 		t.Logf("no shared corpus at %s: fixtures only", corpusDir)

@@ -15,8 +15,8 @@ import (
 func TestSimulate(t *testing.T) {
 	ctx := context.Background()
 	for _, fx := range []struct{ name, nvtx string }{
-		{"gt_mlp_train.sqlite", "measured"},
-		{"gt_twostream_event.sqlite", "measured"},
+		{"gt_mlp_train.sqlite.gz", "measured"},
+		{"gt_twostream_event.sqlite.gz", "measured"},
 		{"syncs_backtrace.sqlite", "measured"},
 	} {
 		t.Run(fx.name, func(t *testing.T) {

@@ -107,7 +107,7 @@ func TestDetectCorpus(t *testing.T) {
 // from Python: the repository's fixtures and the labelled set in its lean
 // capture (the least evidence) and its backtrace capture.
 func TestDetectFixtures(t *testing.T) {
-	files, _ := filepath.Glob("../fixtures/*.sqlite")
+	files, _ := filepath.Glob("../fixtures/*.sqlite*")
 	for _, mode := range []string{"lean", "backtrace"} {
 		gz, _ := filepath.Glob("../fixtures/labelled/*." + mode + ".sqlite.gz")
 		files = append(files, gz...)

@@ -16,7 +16,7 @@ import (
 // one sync has none.
 func TestSavingsIntervalShown(t *testing.T) {
 	ctx := context.Background()
-	l := load(t, "gt_mlp_train.sqlite", "measured")
+	l := load(t, "gt_mlp_train.sqlite.gz", "measured")
 	a := l.analysis
 	res, err := estimate.Run(ctx, l.export, a.Trace, a.Sites, estimate.Options{})
 	if err != nil {

@@ -13,7 +13,7 @@ import (
 // an estimate says nothing of it.
 func TestProfilerOverheadInJSON(t *testing.T) {
 	ctx := context.Background()
-	l := load(t, "gt_item_small.sqlite", "measured")
+	l := load(t, "gt_item_small.sqlite.gz", "measured")
 	a := l.analysis
 	if d := a.BuildDocument(); d.Totals.ProfilerOverhead != nil {
 		t.Errorf("no estimate ran, yet profiler_overhead %+v", d.Totals.ProfilerOverhead)

@@ -192,7 +192,7 @@ var onePlural = regexp.MustCompile(`(^|[^0-9.,])1 (ops|sites|traces|syncs|host s
 // format, says "1 ops", "1 sites", …
 func TestSingularForOne(t *testing.T) {
 	all := loadCorpus(t)
-	for _, f := range []string{"syncs_backtrace.sqlite", "syncs_autograd.sqlite", "multiproc_lean.sqlite", "gt_item_tiny.sqlite"} {
+	for _, f := range []string{"syncs_backtrace.sqlite", "syncs_autograd.sqlite", "multiproc_lean.sqlite", "gt_item_tiny.sqlite.gz"} {
 		all = append(all, load(t, f, ""))
 	}
 	ones := 0

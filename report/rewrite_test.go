@@ -15,13 +15,13 @@ func TestRewriteAssumed(t *testing.T) {
 		fixture, kind string
 		words         []string
 	}{
-		{"gt_h2d_large.sqlite", RewritePinnedCopy, []string{"pinned memory", "non_blocking=True", "GB/s"}},
-		{"gt_h2d_mixed.sqlite", RewritePinnedCopy, []string{"trace (n="}}, // the trace's own pinned copies give the speed
-		{"gt_unique_scatter.sqlite", RewriteFixedShape, []string{"torch.where", "passes"}},
-		{"gt_nonzero_where.sqlite", RewriteFixedShape, []string{"fixed-shape op"}},
-		{"gt_twostream_event.sqlite", RewriteGPUOrdering, []string{"wait_stream / wait_event"}},
-		{"gt_item_tiny.sqlite", RewriteKeepOnGPU, []string{"kept on the GPU"}},
-		{"gt_devsync_small.sqlite", RewriteWaitRemoved, []string{"the wait deleted"}},
+		{"gt_h2d_large.sqlite.gz", RewritePinnedCopy, []string{"pinned memory", "non_blocking=True", "GB/s"}},
+		{"gt_h2d_mixed.sqlite.gz", RewritePinnedCopy, []string{"trace (n="}}, // the trace's own pinned copies give the speed
+		{"gt_unique_scatter.sqlite.gz", RewriteFixedShape, []string{"torch.where", "passes"}},
+		{"gt_nonzero_where.sqlite.gz", RewriteFixedShape, []string{"fixed-shape op"}},
+		{"gt_twostream_event.sqlite.gz", RewriteGPUOrdering, []string{"wait_stream / wait_event"}},
+		{"gt_item_tiny.sqlite.gz", RewriteKeepOnGPU, []string{"kept on the GPU"}},
+		{"gt_devsync_small.sqlite.gz", RewriteWaitRemoved, []string{"the wait deleted"}},
 	} {
 		t.Run(tc.fixture, func(t *testing.T) {
 			a := estimated(t, tc.fixture, false)
@@ -61,7 +61,7 @@ func TestRewriteAssumed(t *testing.T) {
 // TestRewriteWordsFollowTheProgram: outside PyTorch the rewrite names
 // CUDA's calls.
 func TestRewriteWordsFollowTheProgram(t *testing.T) {
-	a := estimated(t, "gt_h2d_large.sqlite", false)
+	a := estimated(t, "gt_h2d_large.sqlite.gz", false)
 	a.Program = program.Program{Framework: program.CUDA}
 	for i := range a.Sites {
 		if rw, ok := a.RewriteAssumed(&a.Sites[i]); ok && rw.Kind == RewritePinnedCopy {

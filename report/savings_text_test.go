@@ -59,7 +59,7 @@ func TestTotalsSayTogether(t *testing.T) {
 // TestRepresentativeSyncIsCostliest: the HTML detail shows, of each site
 // of a real region, the sync of the longest wait plus GPU idle after it.
 func TestRepresentativeSyncIsCostliest(t *testing.T) {
-	for _, fx := range []struct{ name, nvtx string }{{"syncs_backtrace.sqlite", "measured"}, {"gt_mlp_train.sqlite", ""}} {
+	for _, fx := range []struct{ name, nvtx string }{{"syncs_backtrace.sqlite", "measured"}, {"gt_mlp_train.sqlite.gz", ""}} {
 		l := load(t, fx.name, fx.nvtx)
 		a := l.analysis
 		for _, site := range a.Ordered() {

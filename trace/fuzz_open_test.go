@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/nsyssync/nsyssync/internal/fixturegz"
 	"github.com/nsyssync/nsyssync/trace"
 
 	_ "modernc.org/sqlite" // the tests write their seed exports
@@ -28,7 +29,7 @@ var tinyFixtures = []string{"syncs_backtrace", "syncs_autograd", "gt_twostream_e
 func FuzzOpenBytes(f *testing.F) {
 	var tiny [][]byte
 	for _, name := range tinyFixtures {
-		b := tinyExport(f, filepath.Join("..", "fixtures", name+".sqlite"))
+		b := tinyExport(f, fixturegz.Plain(f, filepath.Join("..", "fixtures"), name))
 		tiny = append(tiny, b)
 		f.Add(b)
 	}
@@ -219,7 +220,7 @@ func copyTo(tb testing.TB, src, dst string) {
 func TestTinyExports(t *testing.T) {
 	for _, name := range tinyFixtures {
 		t.Run(name, func(t *testing.T) {
-			b := tinyExport(t, filepath.Join("..", "fixtures", name+".sqlite"))
+			b := tinyExport(t, fixturegz.Plain(t, filepath.Join("..", "fixtures"), name))
 			if len(b) > 96<<10 {
 				t.Errorf("seed is %d KiB, want at most 96", len(b)>>10)
 			}

@@ -202,7 +202,7 @@ func sameOps(got, want []GPUOpRef) bool {
 // sync of the fixtures and of the corpus against bruteNeighbours, on ops
 // and names read with plain SQLite.
 func TestGPUNeighboursMatchBruteForce(t *testing.T) {
-	files, _ := filepath.Glob("../fixtures/*.sqlite")
+	files, _ := filepath.Glob("../fixtures/*.sqlite*")
 	corpus, _ := filepath.Glob(filepath.Join(corpusDir, "*.sqlite"))
 	checked, withOps := 0, 0
 	for _, path := range append(files, corpus...) {

@@ -41,7 +41,7 @@ func TestSeek(t *testing.T) {
 // plain SQLite. The scan's sorted groups, galloping cursors and shared
 // atomic sums must give exactly what the definitions give.
 func TestGPUScanMatchesBruteForce(t *testing.T) {
-	files, _ := filepath.Glob("../fixtures/*.sqlite")
+	files, _ := filepath.Glob("../fixtures/*.sqlite*")
 	corpus, _ := filepath.Glob(filepath.Join(corpusDir, "*.sqlite"))
 	checked := 0
 	for _, path := range append(files, corpus...) {

@@ -119,7 +119,7 @@ func bruteHostAfter(t *testing.T, path string, syncs []Sync) (osrt bool, out []b
 // every fixture, every labelled default capture and every corpus export
 // against bruteHostAfter, through the page reader and through SQL.
 func TestWroteAfterMatchesBruteForce(t *testing.T) {
-	files, _ := filepath.Glob("../fixtures/*.sqlite")
+	files, _ := filepath.Glob("../fixtures/*.sqlite*")
 	files = append(files, labelledDefaults(t)...)
 	corpus, _ := filepath.Glob(filepath.Join(corpusDir, "*.sqlite"))
 	files = append(files, corpus...)

@@ -26,7 +26,7 @@ func TestHostFuncWarning(t *testing.T) {
 		{"JAX float(loss), measured steps", jax, "measured", true, "no host sync in the region, but %d host-function launches"},
 		{"JAX block_until_ready with CUDA graphs, measured steps", jaxGraphs, "measured", true, "no host sync in the region, but %d host-function launches"},
 		{"JAX, whole trace (start-up syncs)", jax, "", true, "syncs, the region holds %d host-function launches"},
-		{"PyTorch .item() loop", filepath.Join("..", "fixtures", "gt_item_tiny.sqlite"), "measured", false, ""},
+		{"PyTorch .item() loop", filepath.Join("..", "fixtures", "gt_item_tiny.sqlite.gz"), "measured", false, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tr := loadFile(t, tc.path, LoadOptions{NVTX: tc.nvtx})

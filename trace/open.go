@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"net/url"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -28,13 +29,33 @@ type Export struct {
 }
 
 // Open opens an nsys export read-only, checks that it is an intact SQLite
-// file holding a CUDA trace, and detects its schema. Every problem with the
-// file comes back as an *InputError that names the file.
+// file holding a CUDA trace, and detects its schema. A gzipped export
+// (report.sqlite.gz) is unpacked into a temporary file first (gzip.go),
+// which Close removes. Every problem with the file comes back as an
+// *InputError that names the file.
 func Open(ctx context.Context, path string) (*Export, error) {
-	if err := checkHeader(path); err != nil {
+	data := path
+	if isGzip(path) {
+		tmp, err := gunzipToTemp(ctx, path)
+		if err != nil {
+			return nil, err
+		}
+		data = tmp
+	}
+	x, err := openFile(ctx, path, data)
+	if err != nil && data != path {
+		os.Remove(data)
+	}
+	return x, err
+}
+
+// openFile opens the SQLite file data, which is the user's file path or,
+// for a gzipped export, the file it was unpacked into; errors name path.
+func openFile(ctx context.Context, path, data string) (*Export, error) {
+	if err := checkHeader(data, path); err != nil {
 		return nil, err
 	}
-	abs, err := filepath.Abs(path)
+	abs, err := filepath.Abs(data)
 	if err != nil {
 		return nil, inputErr(path, err, "cannot resolve path: %v", err)
 	}
@@ -46,7 +67,10 @@ func Open(ctx context.Context, path string) (*Export, error) {
 		return nil, inputErr(path, err, "cannot open: %v", err)
 	}
 	db.SetMaxOpenConns(4)
-	src := &source{Path: path, sqlDB: db, uri: dsn}
+	src := &source{Path: path, data: data, sqlDB: db, uri: dsn}
+	if data != path {
+		src.unpacked = data
+	}
 	schema, err := readSchema(ctx, db)
 	if err != nil {
 		db.Close()
@@ -64,10 +88,24 @@ func Open(ctx context.Context, path string) (*Export, error) {
 // connections when they end.
 func (x *Export) Close() error { return x.src.close() }
 
-// checkHeader reads the 100-byte SQLite header and compares the database
-// size it declares with the file's size, so that a truncated copy is
-// reported as such before any query runs.
-func checkHeader(path string) error {
+// checkHeader reads the 100-byte SQLite header of the file data and
+// compares the database size it declares with the file's size, so that a
+// truncated copy is reported as such before any query runs. Errors name
+// path, the user's file (data is the file a gzipped export was unpacked
+// into, or path itself).
+func checkHeader(data, path string) error {
+	err := checkHeaderOf(data)
+	var ie *InputError
+	if err != nil && errors.As(err, &ie) {
+		ie.Path = path
+		if data != path {
+			ie.Problem = "unpacked from gzip: " + ie.Problem
+		}
+	}
+	return err
+}
+
+func checkHeaderOf(path string) error {
 	// Opened without blocking and only as a regular file: a FIFO named
 	// like an export would otherwise wait for a writer for ever, and a
 	// device (/dev/zero) read without end.

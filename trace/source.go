@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"sync"
 
@@ -18,10 +19,14 @@ import (
 // of the parts of a Trace read through it. It is safe for concurrent
 // readers.
 type source struct {
-	Path   string
+	Path   string // the user's file, as errors name it
 	Schema *Schema
 	sqlDB  *sql.DB
-	uri    string
+	// data is the SQLite file read: Path, or the temporary file a gzipped
+	// export was unpacked into (unpacked, removed by close; "" otherwise).
+	data     string
+	unpacked string
+	uri      string
 
 	mu     sync.Mutex
 	idle   []*sqlitescan.Conn // scan connections not in use
@@ -52,7 +57,13 @@ func (src *source) close() error {
 	}
 	src.fileErr = errors.New("export closed")
 	src.fileMu.Unlock()
-	return src.sqlDB.Close()
+	err := src.sqlDB.Close()
+	if src.unpacked != "" {
+		if rerr := os.Remove(src.unpacked); rerr != nil && !errors.Is(rerr, os.ErrNotExist) && err == nil {
+			err = fmt.Errorf("%s: removing its unpacked copy: %w", src.Path, rerr)
+		}
+	}
+	return err
 }
 
 // maxIdleConns bounds the scan connections a source keeps open between

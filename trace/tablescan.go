@@ -254,7 +254,7 @@ func (src *source) fileLayout(ctx context.Context, table string) (*sqlitefile.Fi
 		return nil, nil, nil
 	}
 	if src.file == nil && src.fileErr == nil {
-		src.file, src.fileErr = sqlitefile.Open(src.Path)
+		src.file, src.fileErr = sqlitefile.Open(src.data)
 	}
 	if src.fileErr != nil {
 		return nil, nil, nil

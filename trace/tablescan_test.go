@@ -11,7 +11,7 @@ import (
 // the large tables read from the file's pages and through SQL only, and
 // asks for the same trace.
 func TestFileScanMatchesSQL(t *testing.T) {
-	paths, _ := filepath.Glob("../fixtures/*.sqlite")
+	paths, _ := filepath.Glob("../fixtures/*.sqlite*")
 	if len(paths) == 0 {
 		t.Fatal("no fixtures")
 	}
@@ -62,7 +62,7 @@ func loadWith(t *testing.T, path string, sqlOnly bool) (*Trace, error) {
 // fixture and corpus export both ways, by rowid range (TimelinesByStart)
 // and by overlap (Timelines).
 func TestFileTimelinesMatchSQL(t *testing.T) {
-	paths, _ := filepath.Glob("../fixtures/*.sqlite")
+	paths, _ := filepath.Glob("../fixtures/*.sqlite*")
 	corpus, _ := filepath.Glob(filepath.Join(corpusDir, "*.sqlite"))
 	for _, p := range append(paths, corpus...) {
 		t.Run(filepath.Base(p), func(t *testing.T) {

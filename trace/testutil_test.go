@@ -7,7 +7,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/nsyssync/nsyssync/internal/fixturegz"
 )
 
 // corpusDir is the shared corpus of real exports beside the repository.
@@ -53,9 +56,12 @@ func fileDigest(t *testing.T, path string) [32]byte {
 }
 
 // rawDB opens a file with plain SQLite for the tests' own, independent
-// queries.
+// queries; a gzipped fixture is decompressed first.
 func rawDB(t *testing.T, path string) *sql.DB {
 	t.Helper()
+	if strings.HasSuffix(path, ".gz") {
+		path = fixturegz.Gunzip(t, path, t.TempDir())
+	}
 	abs, _ := filepath.Abs(path)
 	db, err := sql.Open("sqlite", "file:"+abs+"?mode=ro&immutable=1")
 	if err != nil {

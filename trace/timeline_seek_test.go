@@ -10,7 +10,7 @@ import (
 // them against the scanning reader: the same calls, ops and stream waits,
 // less those that began before the window.
 func TestTimelinesByStart(t *testing.T) {
-	for _, fixture := range []string{leanFixture, "../fixtures/gt_twostream_event.sqlite", "../fixtures/gt_graph_item.sqlite"} {
+	for _, fixture := range []string{leanFixture, "../fixtures/gt_twostream_event.sqlite.gz", "../fixtures/gt_graph_item.sqlite.gz"} {
 		x, err := Open(t0(), fixture)
 		if err != nil {
 			t.Fatal(err)

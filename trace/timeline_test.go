@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 	"testing"
+
+	"github.com/nsyssync/nsyssync/internal/fixturegz"
 )
 
 // TestTimeline reads the measured region of a real fixture and checks it
@@ -60,7 +62,7 @@ func TestTimeline(t *testing.T) {
 // and elementwise kernels), and of a copy without the launch columns, as
 // older exports lack some: those read as not recorded.
 func TestTimelineKernelLaunch(t *testing.T) {
-	const fixture = "../fixtures/gt_twostream_gemm.sqlite"
+	const fixture = "../fixtures/gt_twostream_gemm.sqlite.gz"
 	gemm := KernelLaunch{Grid: [3]int32{2, 66, 1}, Block: [3]int32{384, 1, 1}, DynamicShared: 213188, Registers: 168}
 	for _, tc := range []struct {
 		name  string
@@ -77,7 +79,7 @@ func TestTimelineKernelLaunch(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			path := fixture
 			if tc.stmts != nil {
-				path = copyFixture(t, fixture, tc.stmts...)
+				path = copyFixture(t, fixturegz.Plain(t, "../fixtures", "gt_twostream_gemm"), tc.stmts...)
 			}
 			x, tr := openLoaded(t, path, LoadOptions{NVTX: "measured"})
 			tl, err := x.Timeline(t0(), Interval{tr.Region.Start, tr.Region.End})

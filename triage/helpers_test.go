@@ -20,7 +20,7 @@ const (
 
 // goodFixtures are real exports of the repository that analyse cleanly.
 var goodFixtures = []string{"syncs_lean.sqlite", "syncs_autograd.sqlite", "syncs_backtrace.sqlite", "multiproc_lean.sqlite",
-	"patterns_lean.sqlite", "gt_item_small.sqlite"}
+	"patterns_lean.sqlite", "gt_item_small.sqlite.gz"}
 
 // corpusGood are real third-party exports of the shared corpus that
 // analyse cleanly; corpusNoCUDA is one that has no CUDA trace.

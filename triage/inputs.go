@@ -16,8 +16,9 @@ import (
 
 // Extensions of the inputs a directory walk picks up.
 const (
-	SQLiteExt  = ".sqlite"
-	NsysRepExt = ".nsys-rep"
+	SQLiteExt   = ".sqlite"
+	SQLiteGzExt = ".sqlite.gz" // a gzipped export, which trace.Open unpacks
+	NsysRepExt  = ".nsys-rep"
 )
 
 // Input is one export to analyse, or an argument that named none.
@@ -31,9 +32,10 @@ type Input struct {
 	Problem error
 }
 
-// Expand turns arguments into inputs. A directory is walked for *.sqlite
-// and *.nsys-rep files (a .nsys-rep beside a .sqlite of the same name is
-// skipped: it is the same trace), a pattern with * ? or [ is expanded with
+// Expand turns arguments into inputs. A directory is walked for *.sqlite,
+// *.sqlite.gz and *.nsys-rep files (a .sqlite.gz or .nsys-rep beside a
+// .sqlite of the same name, and a .nsys-rep beside a .sqlite.gz, are
+// skipped: they are the same trace), a pattern with * ? or [ is expanded with
 // filepath.Glob, and anything else is taken as a file, to be reported by
 // Batch if it cannot be read. Inputs keep the order of the arguments, files
 // of one directory or pattern sorted, each path once.
@@ -57,7 +59,7 @@ func Expand(args []string) []Input {
 				add(Input{Path: arg, Problem: p})
 			}
 			if len(problems) == 0 && len(files) == 0 {
-				add(Input{Path: arg, Problem: fmt.Errorf("%s: directory holds no *%s or *%s file", arg, SQLiteExt, NsysRepExt)})
+				add(Input{Path: arg, Problem: fmt.Errorf("%s: directory holds no *%s, *%s or *%s file", arg, SQLiteExt, SQLiteGzExt, NsysRepExt)})
 			}
 			for _, f := range files {
 				add(Input{Path: f})
@@ -99,21 +101,32 @@ func walkExports(dir string) ([]string, []error) {
 		if d.IsDir() {
 			return nil
 		}
-		if name := d.Name(); strings.HasSuffix(name, SQLiteExt) || strings.HasSuffix(name, NsysRepExt) {
+		if name := d.Name(); strings.HasSuffix(name, SQLiteExt) || strings.HasSuffix(name, SQLiteGzExt) || strings.HasSuffix(name, NsysRepExt) {
 			files = append(files, path)
 		}
 		return nil
 	})
 	slices.Sort(files)
-	// A report and its SQLite export: analyse the export only.
-	have := map[string]bool{}
+	// A report and its SQLite export, or an export and its gzipped copy:
+	// analyse the export only.
+	plain, gzipped := map[string]bool{}, map[string]bool{}
 	for _, f := range files {
-		if strings.HasSuffix(f, SQLiteExt) {
-			have[strings.TrimSuffix(f, SQLiteExt)] = true
+		switch {
+		case strings.HasSuffix(f, SQLiteExt):
+			plain[strings.TrimSuffix(f, SQLiteExt)] = true
+		case strings.HasSuffix(f, SQLiteGzExt):
+			gzipped[strings.TrimSuffix(f, SQLiteGzExt)] = true
 		}
 	}
 	return slices.DeleteFunc(files, func(f string) bool {
-		return strings.HasSuffix(f, NsysRepExt) && have[strings.TrimSuffix(f, NsysRepExt)]
+		switch {
+		case strings.HasSuffix(f, SQLiteGzExt):
+			return plain[strings.TrimSuffix(f, SQLiteGzExt)]
+		case strings.HasSuffix(f, NsysRepExt):
+			stem := strings.TrimSuffix(f, NsysRepExt)
+			return plain[stem] || gzipped[stem]
+		}
+		return false
 	}), problems
 }
 

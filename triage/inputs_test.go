@@ -10,7 +10,8 @@ import (
 
 func TestExpand(t *testing.T) {
 	dir := t.TempDir()
-	for _, name := range []string{"a.sqlite", "b.sqlite", "b.nsys-rep", "c.nsys-rep", "notes.txt", "sub/d.sqlite"} {
+	for _, name := range []string{"a.sqlite", "b.sqlite", "b.nsys-rep", "c.nsys-rep", "notes.txt", "sub/d.sqlite",
+		"a.sqlite.gz", "e.sqlite.gz", "e.nsys-rep"} {
 		p := filepath.Join(dir, name)
 		os.MkdirAll(filepath.Dir(p), 0o755)
 		if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
@@ -32,10 +33,11 @@ func TestExpand(t *testing.T) {
 		want     []string
 		problems int
 	}{
-		{"directory walked, rep beside its export skipped", []string{dir}, j("a.sqlite", "b.sqlite", "c.nsys-rep", "sub/d.sqlite"), 0},
+		{"directory walked, rep or gzipped copy beside its export skipped", []string{dir}, j("a.sqlite", "b.sqlite", "c.nsys-rep", "e.sqlite.gz", "sub/d.sqlite"), 0},
 		{"glob", []string{filepath.Join(dir, "*.sqlite")}, j("a.sqlite", "b.sqlite"), 0},
 		{"file kept as given, also a .nsys-rep beside an export", []string{filepath.Join(dir, "b.nsys-rep")}, j("b.nsys-rep"), 0},
-		{"duplicates once", []string{filepath.Join(dir, "a.sqlite"), dir}, j("a.sqlite", "b.sqlite", "c.nsys-rep", "sub/d.sqlite"), 0},
+		{"duplicates once", []string{filepath.Join(dir, "a.sqlite"), dir}, j("a.sqlite", "b.sqlite", "c.nsys-rep", "e.sqlite.gz", "sub/d.sqlite"), 0},
+		{"a gzipped export given", []string{filepath.Join(dir, "a.sqlite.gz")}, j("a.sqlite.gz"), 0},
 		{"missing file kept for the batch to report", []string{filepath.Join(dir, "gone.sqlite")}, j("gone.sqlite"), 0},
 		{"glob without match", []string{filepath.Join(dir, "*.none")}, nil, 1},
 		{"directory without exports", []string{empty}, nil, 1},

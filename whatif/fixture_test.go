@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/nsyssync/nsyssync/internal/fixturegz"
 	"github.com/nsyssync/nsyssync/trace"
 )
 
@@ -15,7 +16,7 @@ import (
 func regionHost(t *testing.T, name string) (*Host, *trace.Trace) {
 	t.Helper()
 	ctx := context.Background()
-	x, err := trace.Open(ctx, filepath.Join("..", "fixtures", name+".sqlite"))
+	x, err := trace.Open(ctx, fixturegz.Path(filepath.Join("..", "fixtures"), name))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -38,8 +38,9 @@ func newBatchCmd(stdout, stderr io.Writer) *cobra.Command {
 		Use:   "batch PATH|GLOB...",
 		Short: "Analyse many exports in parallel and summarise them (nightly triage)",
 		Long: `Analyse many Nsight Systems exports at once: files, directories (walked for
-*.sqlite and *.nsys-rep; a .nsys-rep beside a .sqlite of the same name is
-skipped) and glob patterns. A .nsys-rep is exported to SQLite with
+*.sqlite, *.sqlite.gz and *.nsys-rep; a .sqlite.gz or .nsys-rep beside a
+.sqlite of the same name, or a .nsys-rep beside a .sqlite.gz, is skipped)
+and glob patterns. A gzipped export is unpacked into a temporary file. A .nsys-rep is exported to SQLite with
 'nsys export' into a temporary directory when nsys is on the PATH.
 
 Each export is analysed on its own: one that cannot be read is reported on

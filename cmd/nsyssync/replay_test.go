@@ -7,7 +7,7 @@ import (
 	"github.com/nsyssync/nsyssync/cuda"
 )
 
-const gtFixture = "../../fixtures/gt_twostream_sync.sqlite"
+const gtFixture = "../../fixtures/gt_twostream_sync.sqlite.gz"
 
 // TestReplayWithoutGPU: with no driver, replay and calibrate say so in
 // one line and exit 1.

@@ -40,7 +40,7 @@ func TestDump(t *testing.T) {
 		t.Fatal(err)
 	}
 	var paths []string
-	fx, _ := filepath.Glob("../../fixtures/*.sqlite")
+	fx, _ := filepath.Glob("../../fixtures/*.sqlite*")
 	paths = append(paths, fx...)
 	tmp := t.TempDir()
 	for _, l := range labelled {
@@ -49,7 +49,7 @@ func TestDump(t *testing.T) {
 	corpus, _ := filepath.Glob("../../../shared/corpus/*.sqlite")
 	paths = append(paths, corpus...)
 	for _, p := range paths {
-		name := strings.TrimSuffix(filepath.Base(p), ".sqlite")
+		name := strings.TrimSuffix(strings.TrimSuffix(filepath.Base(p), ".gz"), ".sqlite")
 		t.Run(name, func(t *testing.T) { dumpOne(t, p, filepath.Join(out, name+".txt")) })
 	}
 }
