@@ -156,6 +156,8 @@ func (g *gpuTyper) callMaybeGPU(pf *parsedFile, call *sitter.Node) bool {
 		return anyArg()
 	case method && pyScalarMethods[name]:
 		return false
+	case method && name == "get" && !hasPositional(args), method && name == "asnumpy" && g.isModule(pf, fn.ChildByFieldName("object")):
+		return false // CuPy's x.get(), cupy.asnumpy(x): host arrays
 	case method && (name == "keys" || name == "values" || name == "items" || name == "copy" || name == "get" || name == "pop"):
 		return g.maybeGPU(pf, fn.ChildByFieldName("object"))
 	case method && g.isStdlibModule(pf, fn.ChildByFieldName("object")):

@@ -8,9 +8,9 @@ package classify
 // such a read (leanplaces.go), and gives the read the verdict of those
 // places only when
 //
-//   - the program is read whole: no import of code it does not read
-//     (a library other than torch, numpy and the standard library), no
-//     relative import, at most maxPlaces places;
+//   - the program uses torch or CuPy and is read whole: no import of
+//     code it does not read (a library other than torch, CuPy, numpy and
+//     the standard library), no relative import, at most maxPlaces places;
 //   - no place that fits the read's size is opaque (a read whose use the
 //     reading does not follow: an index or a size from a value that may be
 //     a tensor, a tensor handed to math or numpy, a device not known);
@@ -75,8 +75,8 @@ func (l *leanReads) load() {
 	}
 	defer p.close()
 	l.script = p.files[0].path
-	if !p.importsTorch() {
-		l.why = "the program does not import torch"
+	if !p.importsGPUArrays() {
+		l.why = "the program imports neither torch nor CuPy"
 		return
 	}
 	l.places, l.listed = findPlaces(p), true
@@ -88,17 +88,23 @@ func (l *leanReads) load() {
 	}
 }
 
-// importsTorch says whether any of the program's files imports torch.
-func (p *programTrees) importsTorch() bool {
+// importsGPUArrays says whether any of the program's files imports torch
+// or CuPy, whose reads back the places know (leanplaces.go).
+func (p *programTrees) importsGPUArrays() bool {
 	for _, f := range p.files {
 		for _, m := range f.imports {
-			if rootModule(m) == "torch" {
+			if gpuArrayModules[rootModule(m)] {
 				return true
 			}
 		}
 	}
 	return false
 }
+
+// gpuArrayModules are the libraries of CUDA arrays whose reads back the
+// program's places know: torch's (.item(), .cpu(), .tolist(), …) and
+// CuPy's (float(x), x.item(), x.get(), cupy.asnumpy(x), x.tolist()).
+var gpuArrayModules = map[string]bool{"torch": true, "cupy": true, "cupyx": true}
 
 // eligible says whether a sync is a read the matcher may decide: a copy to
 // the host that no Python frame places, of at least minMatchedBytes or a

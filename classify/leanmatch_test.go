@@ -48,7 +48,18 @@ func TestProgramReadsAgree(t *testing.T) {
 			"for i in range(3):\n    vals.append(opt.step(closure).item())\nprint(vals)\n"}, 4, ""},
 		{"linalg checks its results", map[string]string{"prog.py": "import torch\na = torch.randn(4, 4, device='cuda')\n" +
 			"vals = []\nfor i in range(3):\n    x = torch.linalg.solve(a, a)\n    vals.append(x.sum().item())\nprint(vals)\n"}, 4, ""},
-		{"a program without torch", map[string]string{"prog.py": "import cupy\nx = cupy.ones(4)\nprint(float(x.sum()))\n"}, 4, ""},
+		{"a program with neither torch nor CuPy", map[string]string{"prog.py": "import numpy\nx = numpy.ones(4)\nprint(float(x.sum()))\n"}, 4, ""},
+		{"CuPy: a value printed", map[string]string{"prog.py": "import cupy\nx = cupy.ones(4)\nprint(float(x.sum()))\n"}, 4, "false/logging"},
+		{"CuPy: a residual tested", map[string]string{"prog.py": "import cupy as cp\nx = cp.ones(4, dtype=cp.float32)\n" +
+			"for i in range(9):\n    x = x * 0.5\n    if float(cp.linalg.norm(x)) < 1e-3:\n        break\n"}, 4, "true/control-flow"},
+		{"CuPy: copies kept (.get())", map[string]string{"prog.py": "import cupy as cp\nx = cp.ones(64, dtype=cp.float32)\n" +
+			"kept = []\nfor i in range(3):\n    kept.append((x * i).get())\nprint(len(kept))\n"}, 256, "false/device-to-host-copy"},
+		{"CuPy: copies kept (asnumpy)", map[string]string{"prog.py": "import cupy as cp\nx = cp.ones(64, dtype=cp.float32)\n" +
+			"kept = []\nfor i in range(3):\n    kept.append(cp.asnumpy(x * i))\nprint(len(kept))\n"}, 256, "false/device-to-host-copy"},
+		{"CuPy: dict.get is no read", map[string]string{"prog.py": "import cupy as cp\ncfg = {'n': 4}\nx = cp.ones(cfg.get('n'), dtype=cp.float32)\n" +
+			"kept = []\nfor i in range(3):\n    kept.append((x * i).get())\nprint(len(kept))\n"}, 16, "false/device-to-host-copy"},
+		{"CuPy: a copy and a tested value disagree", map[string]string{"prog.py": "import cupy as cp\nx = cp.ones(4, dtype=cp.float32)\n" +
+			"kept = []\nfor i in range(3):\n    kept.append((x * i).get())\n    if float(x.sum()) > 3:\n        break\n"}, 4, ""},
 		{"a copy only kept", map[string]string{"prog.py": "import torch\nx = torch.randn(64, device='cuda')\n" +
 			"kept = []\nfor i in range(3):\n    kept.append((x * i).cpu())\nprint(len(kept))\n"}, 256, "false/device-to-host-copy"},
 		{"a copy to a device not known", map[string]string{"prog.py": "import torch, sys\ndev = sys.argv[1]\n" +

@@ -239,6 +239,12 @@ func (f *placeFinder) call(pf *parsedFile, call *sitter.Node) {
 		f.used(pf, call, placeCopy, pyRead{kind: readTolist}, "copies to the host (.tolist())")
 	case method && (name == "cpu" || name == "numpy") && nargs == 0 && onGPU:
 		f.used(pf, call, placeCopy, pyRead{kind: readCopy}, "copies to the host (."+name+"())")
+	case method && name == "get" && onGPU && !hasPositional(args):
+		// CuPy's ndarray.get(stream=, out=, blocking=): dict.get always
+		// takes a key
+		f.used(pf, call, placeCopy, pyRead{kind: readCopy}, "copies to the host (.get())")
+	case method && name == "asnumpy" && nargs >= 1 && f.types.isModule(pf, obj) && f.gpu(pf, args.NamedChild(0)):
+		f.used(pf, call, placeCopy, pyRead{kind: readCopy}, "copies to the host (asnumpy())")
 	case method && name == "to" && onGPU:
 		f.to(pf, call, args)
 	case f.displays(pf, call, name, method):
@@ -260,9 +266,10 @@ func (f *placeFinder) call(pf *parsedFile, call *sitter.Node) {
 		f.add(pf, call, placeOp, DepTrue, CatDynamicShape, "calls where(cond), which reads back its count")
 	case name == "clip_grad_norm_" && strings.Contains(pf.text(args), "error_if_nonfinite=True"):
 		f.add(pf, call, placeOp, DepTrue, CatControlFlow, "checks the norm is finite (error_if_nonfinite=True)")
-	case name == "LBFGS" || insideNamespace(pf.text(fn), "linalg", "distributions"):
+	case name == "LBFGS" || insideNamespace(pf.text(fn), "linalg", "distributions") && !linalgNorms[name]:
 		// LBFGS's step reads the loss and its tolerances; linalg checks
-		// its results for errors; distributions validate their arguments
+		// its results for errors (a norm has none to check); distributions
+		// validate their arguments
 		f.opaque(pf, call, "calls "+pf.text(fn)+", which reads back inside")
 	case !method && (name == "exec" || name == "eval" || name == "__import__"),
 		method && moduleName(pf, obj) == "os" && (name == "system" || name == "popen" || strings.HasPrefix(name, "exec") || strings.HasPrefix(name, "spawn")):
@@ -281,6 +288,21 @@ func (f *placeFinder) call(pf *parsedFile, call *sitter.Node) {
 		f.opaque(pf, call, "reads back in a way not followed ("+name+")")
 	}
 }
+
+// hasPositional says whether a call's argument list holds a positional
+// argument.
+func hasPositional(args *sitter.Node) bool {
+	for i := uint(0); args != nil && i < args.NamedChildCount(); i++ {
+		if k := args.NamedChild(i).Kind(); k != "keyword_argument" && k != "comment" {
+			return true
+		}
+	}
+	return false
+}
+
+// linalgNorms are the linalg functions (torch.linalg, cupy.linalg) that
+// only reduce, with no error status to read back.
+var linalgNorms = map[string]bool{"norm": true, "vector_norm": true, "matrix_norm": true}
 
 // insideNamespace says whether a dotted function name goes through one of
 // the namespaces (torch.linalg.solve, dist.Normal from torch.distributions).

@@ -128,7 +128,7 @@ func loadProgram(src *sourceReader, cmd []string) (p *programTrees, why string) 
 				}
 				continue
 			}
-			if root == "torch" || root == "numpy" || stdlibModules[root] || root == "__future__" {
+			if gpuArrayModules[root] || root == "numpy" || stdlibModules[root] || root == "__future__" {
 				continue
 			}
 			local := path.Join(dir, strings.ReplaceAll(root, ".", "/")+".py")

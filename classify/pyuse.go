@@ -32,7 +32,7 @@ const (
 	readTruth                   // bool(t), or t tested where it stands (if t:, min(a, b))
 	readFormat                  // f"{t:.3f}", format(t, ...) (Tensor.__format__)
 	readCall                    // a call of the function fn, which returned the value
-	readCopy                    // t.cpu(), t.to("cpu"), t.numpy(): a copy to the host
+	readCopy                    // t.cpu(), t.to("cpu"), t.numpy(), CuPy's x.get(), cupy.asnumpy(x): a copy to the host
 	readPercent                 // "%.3f" % t (Tensor.__format__, through str's % operator)
 )
 
@@ -176,7 +176,10 @@ func (a *pyAnalysis) isRead(n *sitter.Node, rd pyRead) bool {
 	case readCall:
 		return name == rd.fn
 	case readCopy:
-		return method && ((name == "cpu" || name == "numpy") && nargs == 0 || name == "to" && strings.Contains(a.text(args), "cpu"))
+		// torch: t.cpu(), t.numpy(), t.to("cpu"); CuPy: x.get() (no key:
+		// not dict.get), cupy.asnumpy(x)
+		return method && ((name == "cpu" || name == "numpy") && nargs == 0 || name == "to" && strings.Contains(a.text(args), "cpu") ||
+			name == "get" && !hasPositional(args) || name == "asnumpy" && nargs >= 1)
 	}
 	return false
 }

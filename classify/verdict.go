@@ -81,8 +81,8 @@ func (o Options) Verdicts(t *trace.Trace) []Verdict {
 func (o Options) verdicts(t *trace.Trace, nm *names, sampledOf *sampledSites) (ids, keyIDs []int32, table []Verdict) {
 	src := newSourceReader(o, t.Path)
 	d := o.dialect(t)
-	var lean *leanReads // the program matcher reads PyTorch programs only (leanmatch.go)
-	if d == dTorch {
+	var lean *leanReads // the program matcher reads PyTorch and CuPy programs (leanmatch.go)
+	if d == dTorch || d == dCuPy {
 		lean = newLeanReads(src, t.Hints.Command)
 	}
 	type decided struct {
