@@ -18,9 +18,13 @@ import (
 // per capture mode, NAME.MODE.sqlite.gz with NAME.MODE.truth.json.
 // It is absolute (from this file's path) so that a test may change its
 // working directory, as TestLabelledScore does.
-func labelledDir() string {
+func labelledDir() string { return fixturesSet("labelled") }
+
+// fixturesSet is the folder fixtures/NAME, absolute: a set of captures
+// with their truth files (fixtures/labelled/truth.py) beside programs/.
+func fixturesSet(name string) string {
 	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "fixtures", "labelled")
+	return filepath.Join(filepath.Dir(file), "..", "fixtures", name)
 }
 
 // labelledModes are the four ways every program was captured
@@ -148,9 +152,9 @@ func labelledPrograms(t *testing.T, prefix string) []string {
 
 // readLabelledTruth reads NAME.MODE.truth.json and refuses one whose count
 // check failed.
-func readLabelledTruth(t *testing.T, name string) *labelledTruth {
+func readLabelledTruth(t *testing.T, dir, name string) *labelledTruth {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(labelledDir(), name+".truth.json"))
+	b, err := os.ReadFile(filepath.Join(dir, name+".truth.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,9 +169,9 @@ func readLabelledTruth(t *testing.T, name string) *labelledTruth {
 }
 
 // loadLabelled decompresses and loads one labelled fixture.
-func loadLabelled(t *testing.T, name string) *trace.Trace {
+func loadLabelled(t *testing.T, dir, name string) *trace.Trace {
 	t.Helper()
-	return load(t, fixturegz.Gunzip(t, filepath.Join(labelledDir(), name+".sqlite.gz"), t.TempDir()))
+	return load(t, fixturegz.Gunzip(t, filepath.Join(dir, name+".sqlite.gz"), t.TempDir()))
 }
 
 // inMeasured says whether a sync lies inside the NVTX range "measured".

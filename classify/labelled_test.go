@@ -20,10 +20,10 @@ type labelledScore struct {
 // scoreLabelled classifies one fixture and scores it against its truth: the
 // top site inside "measured" (most blocked time among the range's syncs)
 // and every sync of the range.
-func scoreLabelled(t *testing.T, sc *labelledScore, name, mode string, opt Options) {
+func scoreLabelled(t *testing.T, sc *labelledScore, dir, name, mode string, opt Options) {
 	t.Helper()
-	truth := readLabelledTruth(t, name)
-	tr := loadLabelled(t, name)
+	truth := readLabelledTruth(t, dir, name)
+	tr := loadLabelled(t, dir, name)
 	type key struct{ pid, corr int64 }
 	want := map[key]label{}
 	for _, e := range truth.Events {
@@ -158,6 +158,13 @@ type labelledRun struct {
 // dependency called false or a score under its floor. set prefixes the
 // failures ("held out, ").
 func scoreRuns(t *testing.T, set string, programs []string, runs []labelledRun) {
+	t.Helper()
+	scoreRunsIn(t, labelledDir(), set, programs, runs)
+}
+
+// scoreRunsIn is scoreRuns on the captures of the set in dir
+// (fixturesSet).
+func scoreRunsIn(t *testing.T, dir, set string, programs []string, runs []labelledRun) {
 	t.Logf("| evidence | programs | top site right | top unknown | top score | syncs | right | unknown | wrong | false where truth is true |")
 	t.Logf("|---|---|---|---|---|---|---|---|---|---|")
 	var all []string
@@ -170,7 +177,7 @@ func scoreRuns(t *testing.T, set string, programs []string, runs []labelledRun) 
 				continue
 			}
 			before := sc
-			scoreLabelled(t, &sc, name, run.mode, run.opt)
+			scoreLabelled(t, &sc, dir, name, run.mode, run.opt)
 			if set != "" {
 				all = append(all, fmt.Sprintf("(%s) %s: %d syncs: %d right, %d unknown, %d wrong, %d false where true", run.evidence, p,
 					sc.syncs-before.syncs, sc.right-before.right, sc.unknown-before.unknown, sc.wrong-before.wrong,

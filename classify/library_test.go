@@ -44,7 +44,7 @@ func TestSyncsInsideLibraries(t *testing.T) {
 		{"lib_lightning_pbar.backtrace", "lightning", ""},
 	} {
 		t.Run(tc.fixture, func(t *testing.T) {
-			tr := loadLabelled(t, tc.fixture)
+			tr := loadLabelled(t, labelledDir(), tc.fixture)
 			found := 0
 			for _, v := range (Options{}).Verdicts(tr) {
 				if len(v.Evidence) == 0 || !strings.HasPrefix(v.Evidence[0], "inside "+tc.library+": ") {
