@@ -225,6 +225,58 @@ func (g *gpuTyper) nameMaybeGPU(pf *parsedFile, id *sitter.Node) bool {
 	})
 }
 
+// intIndexCalls make arrays of integers, never a mask and never a 0-d
+// value an index would read back: arange(n), argsort(x), randperm(n).
+// randint only with a size (a third positional argument or size=):
+// NumPy's and CuPy's randint(low, high) is 0-d.
+var intIndexCalls = map[string]bool{"arange": true, "argsort": true, "randperm": true}
+
+// maxIntDepth bounds how far intArray follows variables.
+const maxIntDepth = 3
+
+// intArray says whether n is an array of integer indices (intIndexCalls,
+// randint with a size), or a variable every binding of which is one:
+// indexing with it gathers, with no read back.
+func (g *gpuTyper) intArray(pf *parsedFile, n *sitter.Node, depth int) bool {
+	if n == nil || depth > maxIntDepth {
+		return false
+	}
+	switch n.Kind() {
+	case "call":
+		name, _ := callNameOf(pf, n.ChildByFieldName("function"))
+		return intIndexCalls[name] || name == "randint" && randintSized(pf, n.ChildByFieldName("arguments"))
+	case "identifier":
+		name := pf.text(n)
+		scope := bindingScope(pf, n, name)
+		if scope == nil {
+			return false
+		}
+		seen, all := false, true
+		g.bindings(pf, scope, name, func(v *sitter.Node, loop bool) {
+			seen = true
+			all = all && !loop && g.intArray(pf, v, depth+1)
+		})
+		return seen && all
+	}
+	return false
+}
+
+// randintSized says whether randint's arguments give a size.
+func randintSized(pf *parsedFile, args *sitter.Node) bool {
+	positional := 0
+	for i := uint(0); args != nil && i < args.NamedChildCount(); i++ {
+		a := args.NamedChild(i)
+		if a.Kind() == "keyword_argument" {
+			if name := a.ChildByFieldName("name"); name != nil && pf.text(name) == "size" {
+				return true
+			}
+			continue
+		}
+		positional++
+	}
+	return positional >= 3
+}
+
 // isModule says whether n names an imported module (torch, math, np).
 func (g *gpuTyper) isModule(pf *parsedFile, n *sitter.Node) bool {
 	for n != nil && n.Kind() == "attribute" {

@@ -60,6 +60,14 @@ func TestProgramReadsAgree(t *testing.T) {
 			"kept = []\nfor i in range(3):\n    kept.append((x * i).get())\nprint(len(kept))\n"}, 16, "false/device-to-host-copy"},
 		{"CuPy: a copy and a tested value disagree", map[string]string{"prog.py": "import cupy as cp\nx = cp.ones(4, dtype=cp.float32)\n" +
 			"kept = []\nfor i in range(3):\n    kept.append((x * i).get())\n    if float(x.sum()) > 3:\n        break\n"}, 4, ""},
+		{"CuPy: a gather with randint's indices reads nothing", map[string]string{"prog.py": "import cupy as cp\nx = cp.ones(64, dtype=cp.float32)\n" +
+			"idx = cp.random.randint(0, 64, size=16)\nvals = []\nfor i in range(3):\n    y = x[idx] * i\n    vals.append(float(y.sum()))\nprint(vals)\n"}, 4, "false/logging"},
+		{"CuPy: randint without a size may be a 0-d index", map[string]string{"prog.py": "import cupy as cp\nx = cp.ones(64, dtype=cp.float32)\n" +
+			"vals = []\nfor i in range(3):\n    j = cp.random.randint(0, 64)\n    vals.append(float(x[j]))\nprint(vals)\n"}, 4, ""},
+		{"torch: a gather with randperm's indices reads nothing", map[string]string{"prog.py": "import torch\nx = torch.randn(64, device='cuda')\n" +
+			"vals = []\nfor i in range(3):\n    perm = torch.randperm(64, device='cuda')\n    vals.append(x[perm].sum().item())\nprint(vals)\n"}, 4, "false/logging"},
+		{"CuPy: a count sizes a random array", map[string]string{"prog.py": "import cupy as cp\nx = cp.random.standard_normal(64)\n" +
+			"for i in range(3):\n    n = int(cp.count_nonzero(x > 0))\n    x = cp.random.standard_normal((max(n, 1), 4)).ravel()\n"}, 8, "true/dynamic-shape"},
 		{"a copy only kept", map[string]string{"prog.py": "import torch\nx = torch.randn(64, device='cuda')\n" +
 			"kept = []\nfor i in range(3):\n    kept.append((x * i).cpu())\nprint(len(kept))\n"}, 256, "false/device-to-host-copy"},
 		{"a copy to a device not known", map[string]string{"prog.py": "import torch, sys\ndev = sys.argv[1]\n" +

@@ -75,7 +75,9 @@ var opaqueOps = map[string]bool{"inverse": true, "cholesky": true, "pack_padded_
 var sizeTaking = map[string]bool{"zeros": true, "ones": true, "empty": true, "full": true, "arange": true, "randn": true,
 	"rand": true, "randint": true, "linspace": true, "randperm": true, "view": true, "reshape": true, "expand": true,
 	"repeat": true, "narrow": true, "new_zeros": true, "new_ones": true, "new_empty": true, "new_full": true,
-	"topk": true, "kthvalue": true, "chunk": true, "range": true, "islice": true}
+	"topk": true, "kthvalue": true, "chunk": true, "range": true, "islice": true,
+	// NumPy's and CuPy's random arrays of a size
+	"random": true, "random_sample": true, "standard_normal": true}
 
 // placeFinder lists one program's places.
 type placeFinder struct {
@@ -183,7 +185,7 @@ func (f *placeFinder) subscript(pf *parsedFile, n *sitter.Node) {
 			}
 			continue
 		}
-		if f.gpu(pf, c) {
+		if f.gpu(pf, c) && !f.types.intArray(pf, c, 0) {
 			f.opaque(pf, c, "indexes with a value that may be a CUDA tensor (a mask, or an index read back)")
 		}
 	}

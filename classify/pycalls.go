@@ -56,7 +56,9 @@ var (
 	shapeCalls = map[string]bool{"range": true, "empty": true, "zeros": true, "ones": true, "randn": true, "rand": true,
 		"randint": true, "arange": true, "new_zeros": true, "new_empty": true, "new_ones": true, "view": true,
 		"reshape": true, "expand": true, "repeat": true, "narrow": true, "split": true, "tensor_split": true,
-		"chunk": true, "topk": true, "resize_": true, "unflatten": true, "pad": true}
+		"chunk": true, "topk": true, "resize_": true, "unflatten": true, "pad": true,
+		// NumPy's and CuPy's random arrays of a size
+		"random": true, "random_sample": true, "standard_normal": true}
 	// keepsData are methods whose result holds the data of the object they
 	// are called on, converted or reshaped.
 	keepsData = map[string]bool{"numpy": true, "tolist": true, "detach": true, "clone": true, "copy": true, "float": true,
