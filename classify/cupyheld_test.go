@@ -35,6 +35,24 @@ func TestCupyHeldOut(t *testing.T) {
 	})
 }
 
+// TestCupyHeldOutRound2 scores round 2 (programs/cpw_*.py: 4 true, 4
+// false), written and labelled by a second helper who had read neither
+// the classifier nor round 1's programs, committed (82c1865) after the two
+// rules drawn from round 1 (cc8d8d5) and before any capture; captured like
+// round 1. cpw_bootstrap_se's label gained CuPy randint's own reads after
+// its count check, before the tool was run on it (67f9f31). Floors: the
+// scores as first measured.
+func TestCupyHeldOutRound2(t *testing.T) {
+	t.Chdir("..")
+	dir := fixturesSet("cupyheld")
+	found := Options{FindSources: true}
+	scoreRunsIn(t, dir, "CuPy held out (round 2), ", programsIn(t, dir, "cpw_", 8), []labelledRun{
+		{"lean, no program file", "lean", Options{}, 0.625, 0.300},
+		{"lean, program found without flags", "lean", found, 0.625, 0.300},
+		{"nsys defaults, program found without flags", "default", found, 0.625, 0.300},
+	})
+}
+
 // programsIn lists the programs of dir/programs whose names begin with
 // prefix, sorted, and fails under want of them.
 func programsIn(t *testing.T, dir, prefix string, want int) []string {
