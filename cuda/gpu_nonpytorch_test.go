@@ -12,6 +12,7 @@ import (
 
 	"github.com/nsyssync/nsyssync/internal/fixturegz"
 	"github.com/nsyssync/nsyssync/trace"
+	"github.com/nsyssync/nsyssync/whatif"
 )
 
 // npTruthFile is what the replay reads of a non-PyTorch ground-truth file
@@ -20,10 +21,15 @@ import (
 type npTruthFile struct {
 	Fixture  string                     `json:"fixture"`
 	Label    struct{ Framework string } `json:"label"`
-	Measured *struct {
-		SavingFraction float64    `json:"saving_fraction"`
-		Interval       [2]float64 `json:"saving_fraction_interval"`
-	} `json:"measured"`
+	Measured *measuredSaving            `json:"measured"`
+}
+
+// measuredSaving is a saving measured without the profiler: the fraction
+// of a step as written that the rewrite saved, and the interval its timing
+// passes span.
+type measuredSaving struct {
+	SavingFraction float64    `json:"saving_fraction"`
+	Interval       [2]float64 `json:"saving_fraction_interval"`
 }
 
 // npRow is one non-PyTorch export replayed.
@@ -67,43 +73,12 @@ func TestGPUGroundTruthNonPyTorch(t *testing.T) {
 		if tf.Measured == nil {
 			continue
 		}
-		name := strings.TrimSuffix(tf.Fixture, ".sqlite.gz")
-		f := loadFixtureFile(t, fixturegz.Gunzip(t, filepath.Join("..", "fixtures", "nonpytorch", tf.Fixture), dir), name, "measured")
-		syncs := f.syncsInRange("measured")
-		if len(syncs) == 0 {
-			continue // the waits are not in the trace
+		gz := filepath.Join("..", "fixtures", "nonpytorch", tf.Fixture)
+		if row, ok := replayMeasured(t, d, overheads, gz, tf.Label.Framework, *tf.Measured, dir); ok {
+			rows = append(rows, row)
 		}
-		groups := []Group{{ID: "rewritten", Syncs: syncs}}
-		opt := ReplayOptions{Repeat: 10, ProfilerOverheadNs: gtProfilerOverheadNs, ProfilerOverheads: overheads}
-		res, err := d.ReplayTimeline(context.Background(), f.tl, f.t, groups, opt)
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		opt.ProfilerOverheadNs, opt.ProfilerOverheads = 0, nil
-		raw, err := d.ReplayTimeline(context.Background(), f.tl, f.t, groups, opt)
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		m := tf.Measured
-		row := npRow{Fixture: name, Framework: tf.Label.Framework, Syncs: len(syncs), Measured: m.SavingFraction,
-			Lo: m.Interval[0], Hi: m.Interval[1], Replayed: res.Sites[0].SavedFraction, Raw: raw.Sites[0].SavedFraction,
-			SelfCheck: raw.SelfCheckError, IdleLaunchNs: idleLaunchLatency(f)}
-		row.Within = withinTarget(row.Replayed, row.Measured, row.Lo, row.Hi)
-		rows = append(rows, row)
 	}
-	var sb strings.Builder
-	sb.WriteString("| export | framework | syncs | idle launch latency | measured (interval) | replayed | raw | self-check | within |\n|---|---|---|---|---|---|---|---|---|\n")
-	within, worst := 0, 0.0
-	for _, r := range rows {
-		fmt.Fprintf(&sb, "| %s | %s | %d | %.0f µs | %.1f%% (%.1f–%.1f) | %.1f%% | %.1f%% | %+.1f%% | %v |\n", r.Fixture, r.Framework, r.Syncs,
-			float64(r.IdleLaunchNs)/1e3, 100*r.Measured, 100*r.Lo, 100*r.Hi, 100*r.Replayed, 100*r.Raw, 100*r.SelfCheck, r.Within)
-		if r.Within {
-			within++
-		}
-		worst = max(worst, math.Abs(r.SelfCheck))
-	}
-	fmt.Fprintf(&sb, "\nwithin target: %d of %d; largest self-check error %.1f%%\n", within, len(rows), 100*worst)
-	t.Logf("\n%s", sb.String())
+	within, _ := logReplayRows(t, rows)
 	writeOut(t, "replay_nonpytorch"+suffix+".json", map[string]any{"gpu": d.Identity(), "rows": rows})
 	if len(rows) < 36 {
 		t.Errorf("%d non-PyTorch exports replayed, want the 36 whose waits the trace shows", len(rows))
@@ -116,6 +91,55 @@ func TestGPUGroundTruthNonPyTorch(t *testing.T) {
 			t.Errorf("%s: self-check %+.1f%%, limit ±%.0f%%", r.Fixture, 100*r.SelfCheck, 100*npSelfCheckLimit)
 		}
 	}
+}
+
+// replayMeasured replays the "measured" region of one gzipped export as
+// recorded (the self-check) and without every sync in it (the rewrite
+// removes them all), and scores the replayed saving against the measured
+// one. ok is false when the trace shows no wait there.
+func replayMeasured(t *testing.T, d *Device, overheads *whatif.Overheads, gz, framework string, m measuredSaving, dir string) (row npRow, ok bool) {
+	t.Helper()
+	name := strings.TrimSuffix(filepath.Base(gz), ".sqlite.gz")
+	f := loadFixtureFile(t, fixturegz.Gunzip(t, gz, dir), name, "measured")
+	syncs := f.syncsInRange("measured")
+	if len(syncs) == 0 {
+		return row, false // the waits are not in the trace
+	}
+	groups := []Group{{ID: "rewritten", Syncs: syncs}}
+	opt := ReplayOptions{Repeat: 10, ProfilerOverheadNs: gtProfilerOverheadNs, ProfilerOverheads: overheads}
+	res, err := d.ReplayTimeline(context.Background(), f.tl, f.t, groups, opt)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	opt.ProfilerOverheadNs, opt.ProfilerOverheads = 0, nil
+	raw, err := d.ReplayTimeline(context.Background(), f.tl, f.t, groups, opt)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	row = npRow{Fixture: name, Framework: framework, Syncs: len(syncs), Measured: m.SavingFraction,
+		Lo: m.Interval[0], Hi: m.Interval[1], Replayed: res.Sites[0].SavedFraction, Raw: raw.Sites[0].SavedFraction,
+		SelfCheck: raw.SelfCheckError, IdleLaunchNs: idleLaunchLatency(f)}
+	row.Within = withinTarget(row.Replayed, row.Measured, row.Lo, row.Hi)
+	return row, true
+}
+
+// logReplayRows logs the rows as the Markdown table of the docs and
+// returns how many are within target and the largest self-check error.
+func logReplayRows(t *testing.T, rows []npRow) (within int, worst float64) {
+	t.Helper()
+	var sb strings.Builder
+	sb.WriteString("| export | framework | syncs | idle launch latency | measured (interval) | replayed | raw | self-check | within |\n|---|---|---|---|---|---|---|---|---|\n")
+	for _, r := range rows {
+		fmt.Fprintf(&sb, "| %s | %s | %d | %.0f µs | %.1f%% (%.1f–%.1f) | %.1f%% | %.1f%% | %+.1f%% | %v |\n", r.Fixture, r.Framework, r.Syncs,
+			float64(r.IdleLaunchNs)/1e3, 100*r.Measured, 100*r.Lo, 100*r.Hi, 100*r.Replayed, 100*r.Raw, 100*r.SelfCheck, r.Within)
+		if r.Within {
+			within++
+		}
+		worst = max(worst, math.Abs(r.SelfCheck))
+	}
+	fmt.Fprintf(&sb, "\nwithin target: %d of %d; largest self-check error %.1f%%\n", within, len(rows), 100*worst)
+	t.Logf("\n%s", sb.String())
+	return within, worst
 }
 
 // The non-PyTorch replay's bounds. Its first run on an H100 (stop 20)

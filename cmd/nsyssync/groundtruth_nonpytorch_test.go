@@ -269,17 +269,28 @@ func npEstimate(sc *npScore, name string, tr *npTruth, rep *npReport) (est, hit 
 		return est, "-"
 	}
 	sc.estimated++
-	lo, hi := min(m.Interval[0], m.SavingFraction), max(m.Interval[1], m.SavingFraction)
 	f := rep.Totals.EstimatedFraction
-	dist := math.Max(0, math.Max(lo-f, f-hi))
-	if dist <= math.Max(0.02, 0.2*math.Abs(m.SavingFraction)) {
+	hit = scoreSaving(f, m.SavingFraction, m.Interval)
+	if hit == "within" {
 		sc.estimateHits++
-		return est, "within"
+		return est, hit
 	}
 	sc.misses = append(sc.misses, fmt.Sprintf("%s: estimated %.1f%% of the region, measured %.1f%% of a step", name,
 		100*f, 100*m.SavingFraction))
-	if f > hi {
-		return est, "miss (over)"
+	return est, hit
+}
+
+// scoreSaving scores an estimated saving f (a fraction) by issue 17's rule
+// against a measured saving and the interval its timing passes span:
+// "within", "miss (over)" or "miss (under)".
+func scoreSaving(f, measured float64, interval [2]float64) string {
+	lo, hi := min(interval[0], measured), max(interval[1], measured)
+	dist := math.Max(0, math.Max(lo-f, f-hi))
+	switch {
+	case dist <= math.Max(0.02, 0.2*math.Abs(measured)):
+		return "within"
+	case f > hi:
+		return "miss (over)"
 	}
-	return est, "miss (under)"
+	return "miss (under)"
 }
