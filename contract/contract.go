@@ -50,7 +50,11 @@ type Totals struct {
 	BlockedNs                int64   `json:"blocked_ns"`
 	EstimatedSavingsNs       int64   `json:"estimated_savings_ns"`
 	EstimatedSavingsFraction float64 `json:"estimated_savings_fraction"`
-	FalseDependencySavingsNs int64   `json:"false_dependency_savings_ns"`
+	// EstimateBaselineNs is the region's duration as the program would
+	// run it without the profiler: every estimated_savings_fraction is a
+	// share of it (0: of the recorded region).
+	EstimateBaselineNs       int64 `json:"estimate_baseline_ns,omitempty"`
+	FalseDependencySavingsNs int64 `json:"false_dependency_savings_ns"`
 	// The intervals of estimated_savings_ns and false_dependency_savings_ns
 	// (docs/estimator.md, "Intervals"); absent where they rest on one
 	// window.

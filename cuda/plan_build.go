@@ -59,6 +59,7 @@ func newPlanBuilder(tl *trace.Timeline, t *trace.Trace, opt PlanOptions) *planBu
 			b.calls = append(b.calls, c)
 			ci := b.host.Add(c.GlobalTid, c.Start, c.End)
 			b.host.Calls[ci].Copy = whatif.IsCopyCall(c.Kind)
+			b.host.Calls[ci].Alloc = whatif.IsDeviceAllocName(c.Name)
 		}
 	}
 	b.attachOps()
@@ -73,6 +74,7 @@ func newPlanBuilder(tl *trace.Timeline, t *trace.Trace, opt PlanOptions) *planBu
 		}
 	}
 	b.claimFixedShape()
+	b.claimReallocs()
 	for g, group := range opt.Remove {
 		for _, si := range group {
 			if si >= 0 && si < len(t.Syncs) {
@@ -211,6 +213,21 @@ func (b *planBuilder) claimFixedShape() {
 	}
 	b.host.ClaimFixedShapes(counts, role, opNs)
 	for _, s := range counts {
+		for _, ci := range b.host.SyncCalls[s] {
+			if _, ok := b.syncOf[int(ci)]; !ok {
+				b.syncOf[int(ci)] = int(s)
+			}
+		}
+	}
+}
+
+// claimReallocs gives each device free the allocation its rewrite
+// (allocate once and reuse) removes (whatif.ClaimReallocs), as the
+// simulator does.
+func (b *planBuilder) claimReallocs() {
+	frees := whatif.DeviceFrees(b.t.Syncs)
+	b.host.ClaimReallocs(frees)
+	for _, s := range frees {
 		for _, ci := range b.host.SyncCalls[s] {
 			if _, ok := b.syncOf[int(ci)]; !ok {
 				b.syncOf[int(ci)] = int(s)

@@ -88,6 +88,12 @@ type Result struct {
 	// UnprofiledNs is the replay with the profiler's per-call overhead
 	// taken off: the baseline savings are measured from.
 	UnprofiledNs int64 `json:"unprofiled_ns"`
+	// UnprofiledRegionNs is the region's duration as the program would
+	// run it without the profiler (the recorded duration less what
+	// deflating the replay took off, extrapolated in a sampled region):
+	// the whole every savings fraction is a share of, as a saving
+	// measured without the profiler is a share of a step timed so.
+	UnprofiledRegionNs int64 `json:"unprofiled_region_ns"`
 	// Sites are in the order given, each with its syncs removed alone.
 	Sites []SiteEstimate `json:"sites"`
 	// FalseDependency removes the false-dependency sites together.

@@ -52,6 +52,7 @@ func (m *model) addSyncs(tl *trace.Timeline, syncs []trace.Sync, callIdx *callIn
 		m.syncs[i] = ss
 	}
 	m.claimFixedShape(tl, syncs)
+	m.host.ClaimReallocs(whatif.DeviceFrees(syncs))
 	for i := range m.syncs {
 		m.syncs[i].calls = m.host.SyncCalls[i]
 	}

@@ -106,6 +106,7 @@ func (e *estimator) run(ctx context.Context, sites []classify.Site) (*Result, er
 		e.res.Sampled, e.res.SampleWindows, e.res.SampledNs = true, len(e.parts), timeRec
 		e.correction = int64(float64(timeCorr) * float64(e.regionRows) / float64(max(timeEvents, 1)))
 	}
+	e.res.UnprofiledRegionNs = e.regionNs()
 	if err := e.siteEstimates(ctx, sites); err != nil {
 		return nil, err
 	}
@@ -249,5 +250,11 @@ func (p *part) savings(ctx context.Context, remove []int) (int64, error) {
 // fraction is of the region's duration, as the program would run it
 // without the profiler.
 func (e *estimator) fraction(ns int64) float64 {
-	return float64(ns) / float64(e.t.Region.Duration+e.correction)
+	return float64(ns) / float64(e.regionNs())
+}
+
+// regionNs is the region's duration without the profiler: the recorded
+// one less the correction, never below a tenth of it.
+func (e *estimator) regionNs() int64 {
+	return max(e.t.Region.Duration+e.correction, e.t.Region.Duration/10, 1)
 }

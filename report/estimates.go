@@ -48,6 +48,20 @@ type Estimates struct {
 	// default measured on an H100).
 	PinnedHtoDNsPerMiB int64
 	PinnedHtoDSource   string
+	// BaselineNs is the region's duration as the program would run it
+	// without the profiler (estimate.Result.UnprofiledRegionNs): every
+	// savings share is of it, as a saving measured without the profiler
+	// is a share of a step timed so. 0: the recorded duration.
+	BaselineNs int64
+}
+
+// shareBase is the whole a saving's share is of: the region without the
+// profiler where the estimator gave it, else the recorded region.
+func (a *Analysis) shareBase() int64 {
+	if e := a.Estimates; e != nil && e.BaselineNs > 0 {
+		return e.BaselineNs
+	}
+	return a.Trace.Region.Duration
 }
 
 // SiteEstimate is one site's estimated saving.
@@ -109,7 +123,7 @@ func (a *Analysis) savingsText(s *classify.Site) string {
 	if !ok {
 		return "-"
 	}
-	text := savingsWithin(e.SavingsNs, e.Interval, a.Trace.Region.Duration)
+	text := savingsWithin(e.SavingsNs, e.Interval, a.shareBase())
 	if e.Sampled {
 		text += " sampled"
 	}
@@ -124,12 +138,15 @@ func (a *Analysis) totalSavingsText() string {
 		}
 		return "not estimated"
 	}
-	d := a.Trace.Region.Duration
+	d := a.shareBase()
 	e := a.Estimates
 	text := savingsWithin(e.FalseDependencyNs, e.FalseDependencyInterval, d) + " removable (false dependencies together); " +
 		savingsWithin(e.TotalNs, e.TotalInterval, d) + " with all syncs removed together"
 	if a.Estimates.Sampled {
 		text += "; sampled"
+	}
+	if r := a.Trace.Region.Duration; d*100 < r*99 {
+		text += "; shares of " + format.Duration(d) + ", the region without the profiler's overhead"
 	}
 	return text
 }
@@ -202,7 +219,7 @@ func signedDuration(ns int64) string {
 func FromEstimate(r *estimate.Result) *Estimates {
 	e := &Estimates{Sites: map[string]SiteEstimate{}, TotalNs: r.AllSyncs.SavingsNs,
 		FalseDependencyNs: r.FalseDependency.SavingsNs, TotalInterval: r.AllSyncs.Interval, FalseDependencyInterval: r.FalseDependency.Interval,
-		SelfCheckError: r.SelfCheckError, Warnings: r.Warnings}
+		SelfCheckError: r.SelfCheckError, Warnings: r.Warnings, BaselineNs: r.UnprofiledRegionNs}
 	c := r.Constants
 	e.ProfilerOverhead = contract.ProfilerOverheadJSON{FlatNs: c.ProfilerOverheadNs, LaunchNs: c.LaunchNs, AsyncCopyNs: c.AsyncCopyNs,
 		SyncNs: c.SyncNs, OtherNs: c.OtherNs, Sources: map[string]string{}}

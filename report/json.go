@@ -27,7 +27,8 @@ func (a *Analysis) documentHead() contract.Document {
 	d.Totals = contract.Totals{Syncs: len(t.Syncs), BlockedNs: t.BlockedNs()}
 	if e := a.Estimates; e != nil {
 		d.Totals.EstimatedSavingsNs = e.TotalNs
-		d.Totals.EstimatedSavingsFraction = fraction(e.TotalNs, t.Region.Duration)
+		d.Totals.EstimatedSavingsFraction = fraction(e.TotalNs, a.shareBase())
+		d.Totals.EstimateBaselineNs = e.BaselineNs
 		d.Totals.FalseDependencySavingsNs = e.FalseDependencyNs
 		po := e.ProfilerOverhead
 		d.Totals.ProfilerOverhead = &po
@@ -48,7 +49,7 @@ func (a *Analysis) documentHead() contract.Document {
 		if a.Estimates != nil {
 			e := a.Estimates.Sites[s.ID]
 			sj.EstimatedSavingsNs, sj.EstimateSampled = e.SavingsNs, e.Sampled
-			sj.EstimatedSavingsFraction = fraction(e.SavingsNs, t.Region.Duration)
+			sj.EstimatedSavingsFraction = fraction(e.SavingsNs, a.shareBase())
 			sj.EstimatedSavingsLowNs, sj.EstimatedSavingsHighNs = intervalEnds(e.Interval)
 			parts, del := e.Parts, e.DeleteNs
 			sj.SavingsParts, sj.DeleteSavingsNs, sj.UncountedSavingsNs, sj.SavingsBound = &parts, &del, e.UncountedNs, e.Bound

@@ -18,8 +18,9 @@ type Call struct {
 	// the side that attaches the ops.
 	Launch bool
 	// Copy: a memcpy or memset call (IsCopyCall, for OverheadKindOf).
-	// Set by the side that reads the API names.
-	Copy bool
+	// Alloc: a synchronous device allocation (IsDeviceAllocName, for
+	// ClaimReallocs). Set by the side that reads the API names.
+	Copy, Alloc bool
 	// Sync is the graph's index of the sync the call belongs to, -1;
 	// SyncFirst marks the sync's first call.
 	Sync      int32

@@ -28,9 +28,11 @@ type labelledTimings struct {
 }
 
 // labelledFloorWithin is the labelled savings' floor: the score when the
-// timings were first committed (docs/estimator.md, "The labelled programs,
-// rewritten"), every miss kept there.
-const labelledFloorWithin = 13
+// timings were first committed (13 of 25), less log_running_loss, which
+// left the interval by 0.2 points when the report's shares became shares
+// of the region without the profiler (docs/estimator.md, "The labelled
+// programs, rewritten", keeps every miss).
+const labelledFloorWithin = 12
 
 // TestGroundTruthLabelledSavings analyses the warm lean capture of every
 // labelled program that has a timed rewrite with the CLI (`analyze --nvtx measured

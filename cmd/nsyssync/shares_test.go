@@ -1,0 +1,59 @@
+package main
+
+import (
+	"encoding/json"
+	"math"
+	"strings"
+	"testing"
+)
+
+// TestSharesOfTheUnprofiledRegion checks that the report's savings shares
+// are of the region as the program would run without the profiler (the
+// simulator's baseline, totals.estimate_baseline_ns), as the savings
+// themselves are and as a saving measured without the profiler is a share
+// of a step timed so: on a host-bound capture the baseline is shorter than
+// the recorded region, every fraction is its saving over the baseline, and
+// the text report names the baseline.
+func TestSharesOfTheUnprofiledRegion(t *testing.T) {
+	const path = "../../fixtures/labelled/savings/d2h_item_rescale.lean.sqlite.gz"
+	code, out, stderr := runCLI(t, "analyze", "--nvtx", "measured", "--format", "json", path)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var rep struct {
+		Trace struct {
+			Region struct {
+				DurationNs int64 `json:"duration_ns"`
+			} `json:"region"`
+		} `json:"trace"`
+		Totals struct {
+			SavingsNs  int64   `json:"estimated_savings_ns"`
+			Fraction   float64 `json:"estimated_savings_fraction"`
+			BaselineNs int64   `json:"estimate_baseline_ns"`
+		} `json:"totals"`
+		Sites []struct {
+			SavingsNs int64   `json:"estimated_savings_ns"`
+			Fraction  float64 `json:"estimated_savings_fraction"`
+		} `json:"sites"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	base := rep.Totals.BaselineNs
+	if base <= 0 || base >= rep.Trace.Region.DurationNs {
+		t.Fatalf("estimate_baseline_ns %d, want one below the recorded region's %d", base, rep.Trace.Region.DurationNs)
+	}
+	near := func(f float64, ns int64) bool { return math.Abs(f-float64(ns)/float64(base)) < 1e-9 }
+	if !near(rep.Totals.Fraction, rep.Totals.SavingsNs) {
+		t.Errorf("totals: fraction %.4f, saving %d of baseline %d", rep.Totals.Fraction, rep.Totals.SavingsNs, base)
+	}
+	for i, s := range rep.Sites {
+		if !near(s.Fraction, s.SavingsNs) {
+			t.Errorf("site %d: fraction %.4f, saving %d of baseline %d", i, s.Fraction, s.SavingsNs, base)
+		}
+	}
+	code, text, _ := runCLI(t, "analyze", "--nvtx", "measured", path)
+	if code != 0 || !strings.Contains(text, "the region without the profiler's overhead") {
+		t.Errorf("the text report does not name the baseline of its shares:\n%s", text)
+	}
+}
