@@ -261,8 +261,9 @@ type ProfilerOverheadJSON struct {
 
 // RewriteJSON is the rewrite a site's estimated saving models: Kind is one
 // of "pinned-async-copy", "async-copy", "copy-overlap",
-// "gpu-side-ordering", "keep-on-gpu", "fixed-shape-op", "wait-removed"
-// and "wait-removed-only" (the recommended rewrite changes more than the
+// "gpu-side-ordering", "keep-on-gpu", "fixed-shape-op", "reuse-allocation"
+// (a device free: the free and the re-allocation after it go),
+// "wait-removed" and "wait-removed-only" (the recommended rewrite changes more than the
 // wait, and the saving does not count it); Assumes says it in words.
 type RewriteJSON struct {
 	Kind    string `json:"kind"`

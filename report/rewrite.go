@@ -20,6 +20,7 @@ const (
 	RewriteWaitRemoved = "wait-removed"
 	RewriteNotModelled = "wait-removed-only"
 	RewriteFixedShape  = "fixed-shape-op"
+	RewriteReuseAlloc  = "reuse-allocation"
 )
 
 // rewriteWords are the API names a rewrite's text uses: PyTorch's where the
@@ -48,12 +49,13 @@ func (a *Analysis) RewriteAssumed(s *classify.Site) (contract.RewriteJSON, bool)
 		return contract.RewriteJSON{}, false
 	}
 	w := a.rewriteWords()
-	pinned, toDevice, toHost := false, false, false
+	pinned, toDevice, toHost, frees := false, false, false, len(s.Syncs) > 0
 	for _, i := range s.Syncs {
 		if i < 0 || i >= len(a.Trace.Syncs) {
 			continue
 		}
 		sy := &a.Trace.Syncs[i]
+		frees = frees && whatif.IsDeviceFree(sy)
 		pinned = pinned || whatif.RewritesToPinned(sy)
 		toDevice = toDevice || whatif.CopiesToDevice(sy)
 		toHost = toHost || sy.Copy != nil && !sy.Copy.Memset && sy.Copy.Direction == trace.CopyDtoH
@@ -86,6 +88,9 @@ func (a *Analysis) RewriteAssumed(s *classify.Site) (contract.RewriteJSON, bool)
 			break
 		}
 		return contract.RewriteJSON{Kind: RewriteKeepOnGPU, Assumes: "the value kept on the GPU and read once later: the read's copy and wait go" + passes}, true
+	}
+	if frees {
+		return contract.RewriteJSON{Kind: RewriteReuseAlloc, Assumes: "the memory allocated once and reused: each free and its wait go, and so does the device allocation its thread makes next (the next step's cudaMalloc, paired in order); later GPU work still runs in stream order"}, true
 	}
 	return contract.RewriteJSON{Kind: RewriteWaitRemoved, Assumes: "the wait deleted: later GPU work still runs after the work it waited for, in stream order" + passes}, true
 }
