@@ -63,15 +63,7 @@ func TestGroundTruthLabelledSavings(t *testing.T) {
 	t.Logf("|---|---|---|---|")
 	for _, n := range names {
 		m := lt.Programs[n]
-		path := filepath.Join(labelledDir, "savings", n+".lean.sqlite.gz")
-		code, out, stderr := runCLI(t, "analyze", "--nvtx", "measured", "--format", "json", path)
-		if code != 0 {
-			t.Fatalf("%s: exit %d: %s", path, code, stderr)
-		}
-		var rep npReport
-		if err := json.Unmarshal([]byte(out), &rep); err != nil {
-			t.Fatalf("%s: %v", path, err)
-		}
+		rep := analyzeMeasured(t, filepath.Join(labelledDir, "savings", n+".lean.sqlite.gz"))
 		f := rep.Totals.EstimatedFraction
 		hit := scoreSaving(f, m.SavingFraction, m.Interval)
 		if hit == "within" {

@@ -172,14 +172,7 @@ func scoreNonPyTorch(t *testing.T, sc *npScore, truthPath string) {
 		t.Fatalf("%s: %d events, %d expected, and no trace note saying why", truthPath, len(tr.Events), tr.Expected)
 	}
 	db := fixturegz.Gunzip(t, filepath.Join(nonPyTorchDir, tr.Fixture), t.TempDir())
-	code, out, stderr := runCLI(t, "analyze", "--nvtx", "measured", "--format", "json", db)
-	if code != 0 {
-		t.Fatalf("%s: exit %d: %s", name, code, stderr)
-	}
-	var rep npReport
-	if err := json.Unmarshal([]byte(out), &rep); err != nil {
-		t.Fatalf("%s: %v", name, err)
-	}
+	rep := analyzeMeasured(t, db)
 	sc.fixtures++
 	verdict, hit := npVerdict(t, sc, name, &tr, &rep)
 	est, estHit := npEstimate(sc, name, &tr, &rep)
@@ -191,6 +184,21 @@ func scoreNonPyTorch(t *testing.T, sc *npScore, truthPath string) {
 	}
 	sc.rows = append(sc.rows, fmt.Sprintf("| %s | %s | %s | %s | %s | %s | %s | %s |", name, tr.Label.Framework, label,
 		verdict, est, measured, hit, estHit))
+}
+
+// analyzeMeasured runs `analyze --nvtx measured --format json` on an
+// export and reads the report, as users get it.
+func analyzeMeasured(t *testing.T, path string) npReport {
+	t.Helper()
+	code, out, stderr := runCLI(t, "analyze", "--nvtx", "measured", "--format", "json", path)
+	if code != 0 {
+		t.Fatalf("%s: exit %d: %s", path, code, stderr)
+	}
+	var rep npReport
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return rep
 }
 
 // npVerdict matches the truth's events with the report's syncs and scores
