@@ -34,6 +34,13 @@ type labelledTimings struct {
 // programs, rewritten", keeps every miss).
 const labelledFloorWithin = 12
 
+// labelledFloorWithinLoopCalibrated is the floor with the profiler's
+// overhead measured on the H200 by scripts/profiler_overhead.py
+// --workload loop (a training loop that is none of the scored programs):
+// 14 of 25 when measured (with the second loop measurement, 21 µs a call
+// against 14, also 14).
+const labelledFloorWithinLoopCalibrated = 14
+
 // TestGroundTruthLabelledSavings analyses the warm lean capture of every
 // labelled program that has a timed rewrite with the CLI (`analyze --nvtx measured
 // --format json`, what users get) and scores the estimated saving with all
@@ -58,22 +65,36 @@ func TestGroundTruthLabelledSavings(t *testing.T) {
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	within := 0
-	t.Logf("| program | measured saving (passes) | estimated (lean) | within |")
-	t.Logf("|---|---|---|---|")
-	for _, n := range names {
-		m := lt.Programs[n]
-		rep := analyzeMeasured(t, filepath.Join(labelledDir, "savings", n+".lean.sqlite.gz"))
-		f := rep.Totals.EstimatedFraction
-		hit := scoreSaving(f, m.SavingFraction, m.Interval)
-		if hit == "within" {
-			within++
+	for _, run := range []struct {
+		name, calibration string
+		floor             int
+	}{
+		{"the default profiler overhead (3.7 µs a traced call)", "", labelledFloorWithin},
+		{"the H200's overhead measured on a training loop (--calibration h200_torch_loop_1.json)",
+			"../../fixtures/calibration/h200_torch_loop_1.json", labelledFloorWithinLoopCalibrated},
+	} {
+		var flags []string
+		if run.calibration != "" {
+			flags = []string{"--calibration", run.calibration}
 		}
-		t.Logf("| %s | %.1f%% (%.1f–%.1f) | %.1f%% | %s |", n, 100*m.SavingFraction, 100*m.Interval[0],
-			100*m.Interval[1], 100*f, hit)
-	}
-	t.Logf("within target: %d of %d", within, len(names))
-	if within < labelledFloorWithin {
-		t.Errorf("%d estimates within target, floor %d", within, labelledFloorWithin)
+		within := 0
+		t.Logf("%s:", run.name)
+		t.Logf("| program | measured saving (passes) | estimated (lean) | within |")
+		t.Logf("|---|---|---|---|")
+		for _, n := range names {
+			m := lt.Programs[n]
+			rep := analyzeMeasured(t, filepath.Join(labelledDir, "savings", n+".lean.sqlite.gz"), flags...)
+			f := rep.Totals.EstimatedFraction
+			hit := scoreSaving(f, m.SavingFraction, m.Interval)
+			if hit == "within" {
+				within++
+			}
+			t.Logf("| %s | %.1f%% (%.1f–%.1f) | %.1f%% | %s |", n, 100*m.SavingFraction, 100*m.Interval[0],
+				100*m.Interval[1], 100*f, hit)
+		}
+		t.Logf("within target: %d of %d", within, len(names))
+		if within < run.floor {
+			t.Errorf("%s: %d estimates within target, floor %d", run.name, within, run.floor)
+		}
 	}
 }

@@ -186,11 +186,11 @@ func scoreNonPyTorch(t *testing.T, sc *npScore, truthPath string) {
 		verdict, est, measured, hit, estHit))
 }
 
-// analyzeMeasured runs `analyze --nvtx measured --format json` on an
-// export and reads the report, as users get it.
-func analyzeMeasured(t *testing.T, path string) npReport {
+// analyzeMeasured runs `analyze --nvtx measured --format json` (and any
+// further flags) on an export and reads the report, as users get it.
+func analyzeMeasured(t *testing.T, path string, flags ...string) npReport {
 	t.Helper()
-	code, out, stderr := runCLI(t, "analyze", "--nvtx", "measured", "--format", "json", path)
+	code, out, stderr := runCLI(t, append([]string{"analyze", "--nvtx", "measured", "--format", "json", path}, flags...)...)
 	if code != 0 {
 		t.Fatalf("%s: exit %d: %s", path, code, stderr)
 	}
