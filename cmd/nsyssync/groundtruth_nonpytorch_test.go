@@ -65,12 +65,14 @@ type npReport struct {
 		Syncs              int     `json:"syncs"`
 		EstimatedSavingsNs int64   `json:"estimated_savings_ns"`
 		EstimatedFraction  float64 `json:"estimated_savings_fraction"`
+		BaselineNs         int64   `json:"estimate_baseline_ns"`
 	} `json:"totals"`
 	Sites []struct {
-		ID                 string `json:"id"`
-		Dependency         string `json:"dependency"`
-		Category           string `json:"category"`
-		EstimatedSavingsNs int64  `json:"estimated_savings_ns"`
+		ID                 string  `json:"id"`
+		Dependency         string  `json:"dependency"`
+		Category           string  `json:"category"`
+		EstimatedSavingsNs int64   `json:"estimated_savings_ns"`
+		EstimatedFraction  float64 `json:"estimated_savings_fraction"`
 	} `json:"sites"`
 	Syncs []struct {
 		Site    string `json:"site"`

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"math"
 	"strings"
 	"testing"
@@ -16,40 +15,18 @@ import (
 // the text report names the baseline.
 func TestSharesOfTheUnprofiledRegion(t *testing.T) {
 	const path = "../../fixtures/labelled/savings/d2h_item_rescale.lean.sqlite.gz"
-	code, out, stderr := runCLI(t, "analyze", "--nvtx", "measured", "--format", "json", path)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
-	var rep struct {
-		Trace struct {
-			Region struct {
-				DurationNs int64 `json:"duration_ns"`
-			} `json:"region"`
-		} `json:"trace"`
-		Totals struct {
-			SavingsNs  int64   `json:"estimated_savings_ns"`
-			Fraction   float64 `json:"estimated_savings_fraction"`
-			BaselineNs int64   `json:"estimate_baseline_ns"`
-		} `json:"totals"`
-		Sites []struct {
-			SavingsNs int64   `json:"estimated_savings_ns"`
-			Fraction  float64 `json:"estimated_savings_fraction"`
-		} `json:"sites"`
-	}
-	if err := json.Unmarshal([]byte(out), &rep); err != nil {
-		t.Fatal(err)
-	}
+	rep := analyzeMeasured(t, path)
 	base := rep.Totals.BaselineNs
 	if base <= 0 || base >= rep.Trace.Region.DurationNs {
 		t.Fatalf("estimate_baseline_ns %d, want one below the recorded region's %d", base, rep.Trace.Region.DurationNs)
 	}
 	near := func(f float64, ns int64) bool { return math.Abs(f-float64(ns)/float64(base)) < 1e-9 }
-	if !near(rep.Totals.Fraction, rep.Totals.SavingsNs) {
-		t.Errorf("totals: fraction %.4f, saving %d of baseline %d", rep.Totals.Fraction, rep.Totals.SavingsNs, base)
+	if !near(rep.Totals.EstimatedFraction, rep.Totals.EstimatedSavingsNs) {
+		t.Errorf("totals: fraction %.4f, saving %d of baseline %d", rep.Totals.EstimatedFraction, rep.Totals.EstimatedSavingsNs, base)
 	}
 	for i, s := range rep.Sites {
-		if !near(s.Fraction, s.SavingsNs) {
-			t.Errorf("site %d: fraction %.4f, saving %d of baseline %d", i, s.Fraction, s.SavingsNs, base)
+		if !near(s.EstimatedFraction, s.EstimatedSavingsNs) {
+			t.Errorf("site %d: fraction %.4f, saving %d of baseline %d", i, s.EstimatedFraction, s.EstimatedSavingsNs, base)
 		}
 	}
 	code, text, _ := runCLI(t, "analyze", "--nvtx", "measured", path)
