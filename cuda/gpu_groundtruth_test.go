@@ -96,13 +96,9 @@ func calibratedOverheads(t *testing.T) (*whatif.Overheads, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := c.ProfilerOverheads.ByKind()
+	o := c.ProfilerOverheads.ByKindOr(c.ProfilerOverheadNs) // as `replay --calibration` does
 	for k, v := range o {
-		switch {
-		case v > 0:
-		case c.ProfilerOverheadNs > 0:
-			o[k] = c.ProfilerOverheadNs // a flat profile: every kind takes it, as `replay --calibration` does
-		default:
+		if v <= 0 {
 			t.Fatalf("%s: no profiler overhead for %s calls", path, whatif.OverheadKind(k))
 		}
 	}

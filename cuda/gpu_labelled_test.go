@@ -57,14 +57,7 @@ func TestGPUGroundTruthLabelled(t *testing.T) {
 	if len(rows) != len(names)*len(labelledSavingModes) {
 		t.Errorf("%d labelled exports replayed, want %d", len(rows), len(names)*len(labelledSavingModes))
 	}
-	if within < labelledFloorWithin {
-		t.Errorf("%d of %d replayed savings within target, floor %d", within, len(rows), labelledFloorWithin)
-	}
-	for _, r := range rows {
-		if r.SelfCheck > npSelfCheckLimit || r.SelfCheck < -npSelfCheckLimit {
-			t.Errorf("%s: self-check %+.1f%%, limit ±%.0f%%", r.Fixture, 100*r.SelfCheck, 100*npSelfCheckLimit)
-		}
-	}
+	holdReplayRows(t, rows, within, labelledFloorWithin)
 }
 
 // labelledFloorWithin is the labelled replay's floor: 14 of 25 within

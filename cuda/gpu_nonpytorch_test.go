@@ -83,8 +83,15 @@ func TestGPUGroundTruthNonPyTorch(t *testing.T) {
 	if len(rows) < 36 {
 		t.Errorf("%d non-PyTorch exports replayed, want the 36 whose waits the trace shows", len(rows))
 	}
-	if within < npFloorWithin {
-		t.Errorf("%d of %d replayed savings within target, floor %d", within, len(rows), npFloorWithin)
+	holdReplayRows(t, rows, within, npFloorWithin)
+}
+
+// holdReplayRows fails when fewer than floor rows are within target or
+// when a self-check is off by more than the issue's ±5%.
+func holdReplayRows(t *testing.T, rows []npRow, within, floor int) {
+	t.Helper()
+	if within < floor {
+		t.Errorf("%d of %d replayed savings within target, floor %d", within, len(rows), floor)
 	}
 	for _, r := range rows {
 		if math.Abs(r.SelfCheck) > npSelfCheckLimit {

@@ -23,6 +23,19 @@ func (p ProfilerOverheads) ByKind() whatif.Overheads {
 		whatif.OverheadSync: p.SyncNs, whatif.OverheadOther: p.OtherNs}
 }
 
+// ByKindOr is ByKind with flat for every kind the profile lacks (a flat
+// profile, one of `scripts/profiler_overhead.py --workload loop`, holds
+// none).
+func (p ProfilerOverheads) ByKindOr(flat int64) whatif.Overheads {
+	o := p.ByKind()
+	for k, v := range o {
+		if v <= 0 {
+			o[k] = flat
+		}
+	}
+	return o
+}
+
 // ProfilerOverheadsOf is ByKind's inverse: the overheads by kind as a
 // profile's fields.
 func ProfilerOverheadsOf(o whatif.Overheads) ProfilerOverheads {

@@ -104,12 +104,7 @@ func (opt replayOptions) replayOverheads() (cuda.ReplayOptions, error) {
 	if cal.ProfilerOverheadNs > 0 {
 		ro.ProfilerOverheadNs = cal.ProfilerOverheadNs
 	}
-	byKind := cal.ProfilerOverheads.ByKind()
-	for k, v := range byKind {
-		if v <= 0 {
-			byKind[k] = ro.ProfilerOverheadNs
-		}
-	}
+	byKind := cal.ProfilerOverheads.ByKindOr(ro.ProfilerOverheadNs)
 	if byKind != whatif.Flat(ro.ProfilerOverheadNs) {
 		ro.ProfilerOverheads = &byKind
 	}
