@@ -41,6 +41,9 @@ type Options struct {
 	// Calibration holds constants measured by 'nsyssync calibrate'; nil:
 	// from the trace, else the defaults.
 	Calibration *estimate.Calibration
+	// OverheadFromLaunches reads the profiler's per-call overhead off the
+	// capture's kernel launches (estimate.Options.LaunchProfilerOverhead).
+	OverheadFromLaunches bool
 	// Progress, when set, is told each step as it starts ("opening
 	// PATH", …), from the calling goroutine.
 	Progress func(step string)
@@ -87,7 +90,8 @@ func Analyze(ctx context.Context, path string, opt Options) (*Analysis, error) {
 	a := report.NewWith(t, classify.Options{SourceRoot: opt.SourceRoot, FindSources: opt.FindSources})
 	if !opt.NoEstimate {
 		step("simulating " + path + " without its syncs")
-		if err := estimateSavings(ctx, x, a, opt.Calibration); err != nil {
+		eopt := estimate.Options{Calibration: opt.Calibration, LaunchProfilerOverhead: opt.OverheadFromLaunches}
+		if err := estimateSavings(ctx, x, a, eopt); err != nil {
 			x.Close()
 			return nil, namingFile(path, err)
 		}
@@ -97,7 +101,7 @@ func Analyze(ctx context.Context, path string, opt Options) (*Analysis, error) {
 
 // estimateSavings runs the what-if simulator over the analysis' region and
 // attaches its savings; an export it cannot estimate gets the reason.
-func estimateSavings(ctx context.Context, x *trace.Export, a *report.Analysis, cal *estimate.Calibration) error {
+func estimateSavings(ctx context.Context, x *trace.Export, a *report.Analysis, opt estimate.Options) error {
 	t := a.Trace
 	if len(t.Syncs) == 0 || t.Region.Duration <= 0 {
 		return nil
@@ -108,7 +112,7 @@ func estimateSavings(ctx context.Context, x *trace.Export, a *report.Analysis, c
 	}
 	// A large region is estimated from a sample of windows (the estimator
 	// says so in its warnings), so memory stays bounded at any size.
-	res, err := estimate.Run(ctx, x, t, a.Sites, estimate.Options{Calibration: cal})
+	res, err := estimate.Run(ctx, x, t, a.Sites, opt)
 	if err != nil {
 		return err // it names the file and says it was estimating
 	}

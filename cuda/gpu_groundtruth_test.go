@@ -82,6 +82,19 @@ func toInterval(got, measured, lo, hi float64) float64 {
 // overhead (estimate.DefaultCalibration, docs/estimator.md).
 const gtProfilerOverheadNs = 3_700
 
+// launchOverhead reports whether NSYSSYNC_GPU_LAUNCH_OVERHEAD=1 asks the
+// replays to read the profiler's overhead off each region's launches
+// (ReplayOptions.OverheadFromLaunches, `replay --overhead-from-launches`)
+// in place of the default; a calibration wins over it.
+func launchOverhead(t *testing.T) bool {
+	t.Helper()
+	on := os.Getenv("NSYSSYNC_GPU_LAUNCH_OVERHEAD") == "1"
+	if on {
+		t.Log("profiler overhead read off each region's launches (NSYSSYNC_GPU_LAUNCH_OVERHEAD=1)")
+	}
+	return on
+}
+
 // calibratedOverheads reads NSYSSYNC_GPU_CALIBRATION, a profile of
 // nsyssync calibrate --profiler-overhead: its overheads per kind of call
 // (or its flat one, for a kind it lacks) replace the default flat one, and the files the tests keep get the
@@ -174,11 +187,12 @@ func TestGPUGroundTruth(t *testing.T) {
 		}
 		opt := models
 		opt.Repeat, opt.ProfilerOverheadNs, opt.ProfilerOverheads = 10, gtProfilerOverheadNs, overheads
+		opt.OverheadFromLaunches = overheads == nil && launchOverhead(t) // as `replay --overhead-from-launches` does
 		res, err := d.ReplayTimeline(context.Background(), f.tl, f.t, groups, opt)
 		if err != nil {
 			t.Fatalf("%s: %v", tf.Scenario, err)
 		}
-		opt.ProfilerOverheadNs, opt.ProfilerOverheads = 0, nil
+		opt.ProfilerOverheadNs, opt.ProfilerOverheads, opt.OverheadFromLaunches = 0, nil, false
 		raw, err := d.ReplayTimeline(context.Background(), f.tl, f.t, groups, opt)
 		if err != nil {
 			t.Fatalf("%s: %v", tf.Scenario, err)

@@ -113,12 +113,13 @@ func replayMeasured(t *testing.T, d *Device, overheads *whatif.Overheads, gz, fr
 		return row, false // the waits are not in the trace
 	}
 	groups := []Group{{ID: "rewritten", Syncs: syncs}}
-	opt := ReplayOptions{Repeat: 10, ProfilerOverheadNs: gtProfilerOverheadNs, ProfilerOverheads: overheads}
+	opt := ReplayOptions{Repeat: 10, ProfilerOverheadNs: gtProfilerOverheadNs, ProfilerOverheads: overheads,
+		OverheadFromLaunches: overheads == nil && launchOverhead(t)} // as `replay --overhead-from-launches` does
 	res, err := d.ReplayTimeline(context.Background(), f.tl, f.t, groups, opt)
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
-	opt.ProfilerOverheadNs, opt.ProfilerOverheads = 0, nil
+	opt.ProfilerOverheadNs, opt.ProfilerOverheads, opt.OverheadFromLaunches = 0, nil, false
 	raw, err := d.ReplayTimeline(context.Background(), f.tl, f.t, groups, opt)
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)

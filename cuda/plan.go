@@ -36,6 +36,11 @@ type Plan struct {
 	// Removed counts the syncs left out.
 	Removed int
 	Counts  PlanCounts
+	// LaunchOverhead is the profiler's cost per traced call that the
+	// region's recorded launches give (whatif.OverheadFromLaunches, the
+	// simulator's default too); ReplayOptions.OverheadFromLaunches takes
+	// it.
+	LaunchOverhead whatif.LaunchOverhead
 }
 
 // PlanCounts says what a plan replays.
@@ -222,7 +227,8 @@ func BuildPlan(tl *trace.Timeline, t *trace.Trace, opt PlanOptions) (*Plan, erro
 	if len(b.calls) > opt.MaxCalls {
 		return nil, fmt.Errorf("planning the replay of %s: %w (%d calls, at most %d): choose a shorter --nvtx range", t.Path, ErrRegionTooLarge, len(b.calls), opt.MaxCalls)
 	}
-	p := &Plan{RegionNs: t.Region.Duration, DispatchGapNs: b.dispatchGap()}
+	p := &Plan{RegionNs: t.Region.Duration, DispatchGapNs: b.dispatchGap(),
+		LaunchOverhead: whatif.OverheadFromLaunches(b.host.LaunchDurations(nil, nil), 0)}
 	intervals := t.Region.Intervals
 	if len(intervals) == 0 {
 		intervals = []trace.Interval{{Start: t.Region.Start, End: t.Region.End}}

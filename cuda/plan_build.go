@@ -60,6 +60,7 @@ func newPlanBuilder(tl *trace.Timeline, t *trace.Trace, opt PlanOptions) *planBu
 			ci := b.host.Add(c.GlobalTid, c.Start, c.End)
 			b.host.Calls[ci].Copy = whatif.IsCopyCall(c.Kind)
 			b.host.Calls[ci].Alloc = whatif.IsDeviceAllocName(c.Name)
+			b.host.Calls[ci].KernelLaunch = whatif.IsKernelLaunchName(c.Name)
 		}
 	}
 	b.attachOps()

@@ -31,6 +31,11 @@ type ReplayOptions struct {
 	// ProfilerOverheads, when set, replaces ProfilerOverheadNs with an
 	// overhead per kind of call (see PlanOptions).
 	ProfilerOverheads *whatif.Overheads
+	// OverheadFromLaunches: without ProfilerOverheads, take the overhead
+	// the region's recorded launches give (Plan.LaunchOverhead, as the
+	// simulator does by default) in place of ProfilerOverheadNs, where
+	// there are enough launches to read it from.
+	OverheadFromLaunches bool
 	// MaxWall bounds the replay's expected wall time (the recorded time ×
 	// plans × rounds); zero: 2 minutes.
 	MaxWall time.Duration
@@ -96,6 +101,9 @@ type Result struct {
 	Baseline           *Stats `json:"baseline,omitempty"`
 	BaselineNs         int64  `json:"baseline_ns"`
 	ProfilerOverheadNs int64  `json:"profiler_overhead_ns"`
+	// ProfilerOverheadSource says where ProfilerOverheadNs came from when
+	// the trace's launches gave it (ReplayOptions.OverheadFromLaunches).
+	ProfilerOverheadSource string `json:"profiler_overhead_source,omitempty"`
 	// ProfilerOverheadsNs, with overheads per kind of call
 	// (ReplayOptions.ProfilerOverheads), is what was taken off before each
 	// call of a kind, by whatif.OverheadKind's names.
@@ -183,6 +191,10 @@ func (d *Device) ReplayTimeline(ctx context.Context, tl *trace.Timeline, t *trac
 		return nil, err
 	}
 	plans := []*Plan{base}
+	overheadSource := ""
+	if lo := base.LaunchOverhead; opt.OverheadFromLaunches && opt.ProfilerOverheads == nil && lo.Ok {
+		opt.ProfilerOverheadNs, overheadSource = max(lo.Ns, 1), lo.Source()
+	}
 	// unprofiled is the plan without the profiler's overhead, rm removed.
 	unprofiled := func(rm [][]int) PlanOptions {
 		return PlanOptions{Remove: rm, KeepHostCode: opt.KeepHostCode && rm != nil,
@@ -265,7 +277,9 @@ func (d *Device) ReplayTimeline(ctx context.Context, tl *trace.Timeline, t *trac
 	if err != nil {
 		return nil, fmt.Errorf("replaying %s on %s: %w", t.Path, d.id.Name, err)
 	}
-	return d.result(t, plans, first, groups, runs, opt), nil
+	res := d.result(t, plans, first, groups, runs, opt)
+	res.ProfilerOverheadSource = overheadSource
+	return res, nil
 }
 
 // result summarises the runs: plans[0] is the recording, plans[first-1]

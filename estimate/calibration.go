@@ -111,6 +111,8 @@ type Constants struct {
 	Sources map[string]string `json:"sources"`
 	// inferred: each kind's profiler overhead read off the trace.
 	inferred [whatif.NumOverheadKinds]whatif.InferredOverhead
+	// fromLaunches: the profiler's overhead read off the launches.
+	fromLaunches whatif.LaunchOverhead
 }
 
 // constantPicker fills Constants from trace medians, then the calibration,

@@ -98,7 +98,7 @@ func finishModels(ds []*draft, cal *Calibration) Constants {
 	p := newConstantPicker(cal)
 	c := &p.out
 	def := p.defaults
-	var lat, gaps, ovh, wake, launchCalls, scalar, record, waits, pinned []int64
+	var lat, gaps, ovh, wake, launchCalls, kernelLaunches, scalar, record, waits, pinned []int64
 	pinnedDefault := def.PinnedHtoDNsPerMiB
 	for _, d := range ds {
 		lat = d.m.latencySamples(d.rec, d.in, lat)
@@ -108,6 +108,7 @@ func finishModels(ds []*draft, cal *Calibration) Constants {
 		gaps = d.m.gapSamples(d.rec, d.in, c.LaunchLatencyNs, gaps)
 		ovh, wake = d.m.blockSamples(d.rec, d.in, ovh, wake)
 		launchCalls = d.m.launchCallSamples(d.in, launchCalls)
+		kernelLaunches = d.m.host.LaunchDurations(d.in, kernelLaunches)
 		scalar, record, waits = append(scalar, d.scalar...), append(record, d.record...), append(waits, d.waits...)
 		pinned = append(pinned, d.pinned...)
 		if d.otherGPU {
@@ -118,6 +119,7 @@ func finishModels(ds []*draft, cal *Calibration) Constants {
 	p.pick("sync_overhead_ns", &c.SyncOverheadNs, ovh, p.calValue(func(k *Calibration) int64 { return k.SyncOverheadNs }), def.SyncOverheadNs)
 	p.pick("sync_wake_ns", &c.SyncWakeNs, wake, p.calValue(func(k *Calibration) int64 { return k.SyncWakeNs }), def.SyncWakeNs)
 	launchCallNs := c.LaunchLatencyNs
+	c.fromLaunches = whatif.OverheadFromLaunches(kernelLaunches, def.ProfilerOverheadNs)
 	if len(launchCalls) > 0 {
 		launchCallNs = median(launchCalls)
 	}
@@ -207,7 +209,8 @@ func (m *model) blockSamples(r *recorded, in []bool, ovh, wake []int64) ([]int64
 	return ovh, wake
 }
 
-// launchCallSamples appends the durations of launch calls (not syncs).
+// launchCallSamples appends the durations of the calls that launched GPU
+// work (kernels, graphs, asynchronous copies) and are no sync's.
 func (m *model) launchCallSamples(in []bool, out []int64) []int64 {
 	for i := range m.calls {
 		if h := &m.host.Calls[i]; in[i] && h.Sync < 0 && h.Launch {

@@ -54,6 +54,14 @@ type Options struct {
 	// (whatif.InferOverheads) instead of taking the default. Off by
 	// default: on the ground truth it scored worse (docs/estimator.md).
 	InferProfilerOverhead bool
+	// LaunchProfilerOverhead: where neither this option nor the
+	// calibration gives the overhead (and InferProfilerOverhead is off),
+	// read it off the region's recorded kernel launches
+	// (whatif.OverheadFromLaunches) instead of taking the default. Off by
+	// default: fitted on one set, it reads the direction right and the
+	// size about twice too high on the sets it was not fitted on
+	// (docs/estimator.md).
+	LaunchProfilerOverhead bool
 }
 
 func (o Options) withDefaults() Options {

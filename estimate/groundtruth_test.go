@@ -41,6 +41,7 @@ var scorings = []scoring{
 	{name: "default", opt: Options{}, target: true},
 	{name: "no-profiler-correction", opt: Options{ProfilerOverheadNs: -1}},
 	{name: "inferred-profiler-overhead", opt: Options{InferProfilerOverhead: true}},
+	{name: "launch-profiler-overhead", opt: Options{LaunchProfilerOverhead: true}},
 	{name: "measured-profiler-overhead-torch", calibration: "h100_torch_lean_1.json"},
 	{name: "measured-profiler-overhead-driver", calibration: "h100_driver_lean_1.json"},
 }

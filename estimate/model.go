@@ -177,6 +177,7 @@ func (m *model) addCalls(tl *trace.Timeline, start, end int64) *callIndex {
 		ci := m.host.Add(c.GlobalTid, c.Start, c.End)
 		m.host.Calls[ci].Copy = whatif.IsCopyCall(c.Kind)
 		m.host.Calls[ci].Alloc = whatif.IsDeviceAllocName(c.Name)
+		m.host.Calls[ci].KernelLaunch = whatif.IsKernelLaunchName(c.Name)
 		keys = append(keys, callKey{int64(c.GlobalTid.Process()), c.CorrelationID})
 		m.calls = append(m.calls, simCall{block: noIndex, snap: noIndex, snapStream: noIndex, wait: noIndex})
 	}

@@ -64,13 +64,27 @@ func (o Options) profilerOverhead() (int64, string) {
 // setProfilerOverheads fills c's profiler overheads, flat and per kind,
 // and their sources. Per kind: the option (flat), else the calibration's
 // value for the kind, else its flat value, else, with
-// Options.InferProfilerOverhead, the trace's (c.inferred; too few gaps:
-// the default), else the default, whose source then says what the trace
-// would have given.
+// Options.InferProfilerOverhead, the trace's gaps (c.inferred; too few
+// gaps: the default), else, with Options.LaunchProfilerOverhead, the
+// trace's launches (c.fromLaunches; too few launches: the default), else
+// the default, whose source then says what the gaps would have given.
+// The flat value is the launches' where they are asked for and give one,
+// and neither the option nor a calibration gives one; else the flat
+// default's source says what the launches would have given.
 func (c *Constants) setProfilerOverheads(opt Options) {
-	inferred := &c.inferred
+	inferred, lo := &c.inferred, c.fromLaunches
 	flat, src := opt.profilerOverhead()
-	c.ProfilerOverheadNs, c.Sources["profiler_overhead_ns"] = flat, src
+	switch {
+	case src != "default" || opt.InferProfilerOverhead:
+		c.ProfilerOverheadNs, c.Sources["profiler_overhead_ns"] = flat, src
+	case opt.LaunchProfilerOverhead && lo.Ok:
+		c.ProfilerOverheadNs, c.Sources["profiler_overhead_ns"] = lo.Ns, lo.Source()
+	case lo.Ok:
+		c.ProfilerOverheadNs = flat
+		c.Sources["profiler_overhead_ns"] = fmt.Sprintf("default (the launches would give %d ns: %s)", lo.Ns, lo.Source())
+	default:
+		c.ProfilerOverheadNs, c.Sources["profiler_overhead_ns"] = flat, src
+	}
 	var cal whatif.Overheads
 	if opt.Calibration != nil {
 		cal = opt.Calibration.ProfilerOverheads.ByKind()
@@ -86,6 +100,8 @@ func (c *Constants) setProfilerOverheads(opt Options) {
 		case src != "default":
 		case opt.InferProfilerOverhead:
 			v, s = inferred[k].Ns, inferred[k].Source()
+		case opt.LaunchProfilerOverhead && lo.Ok:
+			v, s = lo.Ns, lo.Source()
 		default:
 			s = fmt.Sprintf("default (inferred, not used: %d ns from the %s)", inferred[k].Ns, inferred[k].Source())
 			if !inferred[k].Ok {

@@ -2,6 +2,7 @@ package report
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/nsyssync/nsyssync/estimate"
@@ -9,8 +10,9 @@ import (
 
 // TestProfilerOverheadInJSON: the document says which per-call profiler
 // overhead the estimate took off, per API kind, and where each came from
-// (the default here, and an option when one is given); a report without
-// an estimate says nothing of it.
+// (the default here, saying what the capture's launches would have
+// given; an option when one is given; the launches' value when asked
+// for); a report without an estimate says nothing of it.
 func TestProfilerOverheadInJSON(t *testing.T) {
 	ctx := context.Background()
 	l := load(t, "gt_item_small.sqlite.gz", "measured")
@@ -23,8 +25,9 @@ func TestProfilerOverheadInJSON(t *testing.T) {
 		flat   int64
 		source string
 	}{
-		{estimate.Options{}, estimate.DefaultCalibration().ProfilerOverheadNs, "default"},
+		{estimate.Options{}, estimate.DefaultCalibration().ProfilerOverheadNs, "default (the launches would give "},
 		{estimate.Options{ProfilerOverheadNs: 2_000}, 2_000, "option"},
+		{estimate.Options{LaunchProfilerOverhead: true}, 0, "trace (median launch "}, // flat: what the launches give
 	} {
 		res, err := estimate.Run(ctx, l.export, a.Trace, a.Sites, tc.opt)
 		if err != nil {
@@ -35,7 +38,11 @@ func TestProfilerOverheadInJSON(t *testing.T) {
 		if po == nil {
 			t.Fatalf("estimated, yet no profiler_overhead in the document")
 		}
-		if po.FlatNs != tc.flat || po.LaunchNs != tc.flat || po.SyncNs != tc.flat || po.Sources["profiler_overhead_ns"] != tc.source {
+		flat := tc.flat
+		if flat == 0 {
+			flat = po.FlatNs
+		}
+		if flat <= 0 || po.FlatNs != flat || po.LaunchNs != flat || po.SyncNs != flat || !strings.HasPrefix(po.Sources["profiler_overhead_ns"], tc.source) {
 			t.Errorf("options %+v: profiler_overhead %+v, want %d ns from %q", tc.opt, *po, tc.flat, tc.source)
 		}
 	}

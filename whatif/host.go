@@ -19,8 +19,10 @@ type Call struct {
 	Launch bool
 	// Copy: a memcpy or memset call (IsCopyCall, for OverheadKindOf).
 	// Alloc: a synchronous device allocation (IsDeviceAllocName, for
-	// ClaimReallocs). Set by the side that reads the API names.
-	Copy, Alloc bool
+	// ClaimReallocs). KernelLaunch: a kernel launch call
+	// (IsKernelLaunchName, for LaunchDurations). Set by the side that
+	// reads the API names.
+	Copy, Alloc, KernelLaunch bool
 	// Sync is the graph's index of the sync the call belongs to, -1;
 	// SyncFirst marks the sync's first call.
 	Sync      int32
@@ -47,6 +49,19 @@ type Host struct {
 	SyncCalls [][]int32
 	threadIdx map[trace.GlobalTid]int32
 	lastEnd   []int64
+}
+
+// LaunchDurations appends to out the recorded durations of the kernel
+// launch calls that launched GPU work and are no sync's, those in the
+// region (in[i]; nil: every call). A graph launch is left out: it does
+// more than one launch's work.
+func (h *Host) LaunchDurations(in []bool, out []int64) []int64 {
+	for i := range h.Calls {
+		if c := &h.Calls[i]; c.Launch && c.KernelLaunch && c.Sync < 0 && (in == nil || in[i]) {
+			out = append(out, c.End-c.Start)
+		}
+	}
+	return out
 }
 
 // NewHost returns an empty graph of nsyncs syncs, room made for n calls.

@@ -40,7 +40,14 @@ type exportFlags struct {
 	// calibration is a profile written by 'nsyssync calibrate'.
 	calibration string
 	noEstimate  bool
+	// overheadFromLaunches reads the profiler's per-call overhead off the
+	// capture's kernel launches (estimate.Options.LaunchProfilerOverhead).
+	overheadFromLaunches bool
 }
+
+// overheadFromLaunchesUsage is the help of --overhead-from-launches in
+// analyze, batch, diff and replay.
+const overheadFromLaunchesUsage = "read the profiler's per-call overhead off the capture's kernel launches instead of the 3.7µs default (a calibration's value wins; docs/estimator.md)"
 
 // options reads the calibration and returns the analysis options.
 func (f exportFlags) options() (analysis.Options, error) {
@@ -48,7 +55,8 @@ func (f exportFlags) options() (analysis.Options, error) {
 	if err != nil {
 		return analysis.Options{}, err
 	}
-	return analysis.Options{NVTX: f.nvtx, SourceRoot: f.sourceRoot, FindSources: true, NoEstimate: f.noEstimate, Calibration: cal}, nil
+	return analysis.Options{NVTX: f.nvtx, SourceRoot: f.sourceRoot, FindSources: true, NoEstimate: f.noEstimate, Calibration: cal,
+		OverheadFromLaunches: f.overheadFromLaunches}, nil
 }
 
 type analyzeOptions struct {
@@ -119,6 +127,7 @@ arguments; 3 the savings gate failed.`,
 	f.StringVar(&opt.allowList, "allow-list", gate.DefaultAllowListFile, "YAML file of accepted sites that do not fail the gate")
 	f.StringVar(&opt.calibration, "calibration", "", "constants measured on a GPU by 'nsyssync calibrate' for the savings simulator")
 	f.BoolVar(&opt.noEstimate, "no-estimate", false, "skip the savings simulation")
+	f.BoolVar(&opt.overheadFromLaunches, "overhead-from-launches", false, overheadFromLaunchesUsage)
 	f.StringVar(&opt.sourceRoot, "source-root", "", "directory holding the program's Python sources, searched first; without it they are looked for at their recorded paths, under the current directory and beside the export")
 	registerAnalyzeCompletions(cmd)
 	return cmd

@@ -86,6 +86,7 @@ written; 2 bad flags or no arguments.`,
 	f.StringVar(&opt.sourceRoot, "source-root", "", "directory holding the programs' Python sources, searched first (then the recorded paths, the current directory, beside each export)")
 	f.StringVar(&opt.calibration, "calibration", "", "constants from 'nsyssync calibrate' for the savings simulator")
 	f.BoolVar(&opt.noEstimate, "no-estimate", false, "skip the savings simulation")
+	f.BoolVar(&opt.overheadFromLaunches, "overhead-from-launches", false, overheadFromLaunchesUsage)
 	f.StringVar(&opt.db, "db", "", "record the run in this findings database (created if absent)")
 	f.StringVar(&opt.run, "run", "", "label of the run in the database (default: its start time); shards of one night share it")
 	f.StringVar(&opt.shard, "shard", "", "analyse only shard i of n (i/n, 0 <= i < n) of the inputs")

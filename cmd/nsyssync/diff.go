@@ -76,6 +76,7 @@ not be read; 2 bad flags or arguments; 3 the regression gate failed.`,
 	f.IntVarP(&opt.jobs, "jobs", "j", runtime.NumCPU(), "exports analysed at once (directories)")
 	f.StringVar(&opt.calibration, "calibration", "", "constants from 'nsyssync calibrate' for the savings simulator (exports)")
 	f.BoolVar(&opt.noEstimate, "no-estimate", false, "skip the savings simulation of exports (their estimated savings are then 0)")
+	f.BoolVar(&opt.overheadFromLaunches, "overhead-from-launches", false, overheadFromLaunchesUsage)
 	cmd.RegisterFlagCompletionFunc("format", fixedCompletion(formatText, formatJSON))
 	return cmd
 }

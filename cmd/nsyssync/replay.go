@@ -27,6 +27,11 @@ type replayOptions struct {
 	format           string
 	keepHostCode     bool
 	profilerOverhead time.Duration
+	// fromLaunches (--overhead-from-launches): the overhead is the one the
+	// region's launches give, as analyze's flag of that name does, unless
+	// --profiler-overhead or a calibration's gives one.
+	fromLaunches  bool
+	overheadGiven bool
 	// calibration is a profile of 'nsyssync calibrate': its profiler
 	// overheads per kind of call are taken off unless
 	// --profiler-overhead is given.
@@ -53,7 +58,10 @@ overhead (--profiler-overhead) taken off the host time, as the simulator
 does, and are fractions of the region as the program runs without the
 profiler. A --calibration profile that holds the overhead per kind of call
 (nsyssync calibrate --profiler-overhead) gives it instead, unless
---profiler-overhead is given.
+--profiler-overhead is given; --overhead-from-launches reads it off the
+region's recorded kernel launches (a capture whose launches took longer
+cost the profiler more a call; at least 16 launches, else the default),
+unless either of those gives it.
 
 Without an NVIDIA driver or GPU it says so in one line and exits 1: the
 simulator's estimate (nsyssync analyze) stands.
@@ -75,7 +83,7 @@ Exit codes: 0 replayed; 1 no GPU, or the export or the replay failed;
 				return usagef("--profiler-overhead %v: want 0 or more", opt.profilerOverhead)
 			}
 			if cmd.Flags().Changed("profiler-overhead") {
-				opt.calibration = ""
+				opt.calibration, opt.overheadGiven = "", true
 			}
 			return runReplay(cmd.Context(), args[0], opt, stdout)
 		},
@@ -88,6 +96,7 @@ Exit codes: 0 replayed; 1 no GPU, or the export or the replay failed;
 	f.BoolVar(&opt.keepHostCode, "keep-host-code", false, "keep the host time of the code that issues a removed sync (default: cut, as the simulator does)")
 	f.DurationVar(&opt.profilerOverhead, "profiler-overhead", opt.profilerOverhead, "host time the profiler added to each traced call, taken off when measuring savings (0: none)")
 	f.StringVar(&opt.calibration, "calibration", "", "take the profiler's overhead per kind of call from this 'nsyssync calibrate --profiler-overhead' profile")
+	f.BoolVar(&opt.fromLaunches, "overhead-from-launches", false, overheadFromLaunchesUsage)
 	f.IntVar(&opt.device, "device", 0, "CUDA device ordinal")
 	return cmd
 }
@@ -96,13 +105,14 @@ Exit codes: 0 replayed; 1 no GPU, or the export or the replay failed;
 // the calibration's overheads where it holds them, else the flat
 // --profiler-overhead.
 func (opt replayOptions) replayOverheads() (cuda.ReplayOptions, error) {
-	ro := cuda.ReplayOptions{Repeat: opt.repeat, KeepHostCode: opt.keepHostCode, ProfilerOverheadNs: int64(opt.profilerOverhead)}
+	ro := cuda.ReplayOptions{Repeat: opt.repeat, KeepHostCode: opt.keepHostCode, ProfilerOverheadNs: int64(opt.profilerOverhead),
+		OverheadFromLaunches: opt.fromLaunches && !opt.overheadGiven}
 	cal, err := analysis.LoadCalibration(opt.calibration)
 	if err != nil || cal == nil {
 		return ro, err
 	}
 	if cal.ProfilerOverheadNs > 0 {
-		ro.ProfilerOverheadNs = cal.ProfilerOverheadNs
+		ro.ProfilerOverheadNs, ro.OverheadFromLaunches = cal.ProfilerOverheadNs, false
 	}
 	byKind := cal.ProfilerOverheads.ByKindOr(ro.ProfilerOverheadNs)
 	if byKind != whatif.Flat(ro.ProfilerOverheadNs) {
@@ -206,8 +216,13 @@ func writeReplayText(w io.Writer, path string, t *replayedTrace, res *cuda.Resul
 		fmt.Fprintf(w, "Note: this host replays the recording %+.1f%% off its recorded time (host-bound regions replay slower on a slower host); the savings below are measured against that replay\n", 100*e)
 	}
 	if res.Baseline != nil {
-		fmt.Fprintf(w, "Without the profiler's overhead (%v per call): %s; savings are fractions of %s\n",
-			time.Duration(res.ProfilerOverheadNs), ms(res.Baseline.MedianNs), ms(res.BaselineNs))
+		from := ""
+		if res.ProfilerOverheadSource != "" {
+			from = ", from the " + strings.TrimPrefix(res.ProfilerOverheadSource, "trace (") // "median launch … of N)"
+			from = strings.TrimSuffix(from, ")") + " launches"
+		}
+		fmt.Fprintf(w, "Without the profiler's overhead (%v per call%s): %s; savings are fractions of %s\n",
+			time.Duration(res.ProfilerOverheadNs), from, ms(res.Baseline.MedianNs), ms(res.BaselineNs))
 	}
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)

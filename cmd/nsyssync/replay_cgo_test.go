@@ -62,8 +62,23 @@ func TestReplayChild(t *testing.T) {
 	if res.Schema != cuda.ResultSchema {
 		t.Errorf("replay JSON schema %q, want %q", res.Schema, cuda.ResultSchema)
 	}
-	if len(res.Sites) != 1 || res.Sites[0].ID != "s1" || res.Sites[0].Syncs != 30 || res.Repeat != 2 || res.ProfilerOverheadNs != estimate.DefaultCalibration().ProfilerOverheadNs {
+	if len(res.Sites) != 1 || res.Sites[0].ID != "s1" || res.Sites[0].Syncs != 30 || res.Repeat != 2 ||
+		res.ProfilerOverheadNs != estimate.DefaultCalibration().ProfilerOverheadNs || res.ProfilerOverheadSource != "" {
 		t.Errorf("replay JSON: %+v", res)
+	}
+	// --overhead-from-launches takes the overhead the region's launches
+	// give, as analyze's flag does, and says so.
+	code, out, errOut = runCLI(t, "replay", "--nvtx", "measured", "--repeat", "1", "--format", "json", "--overhead-from-launches", gtFixture)
+	if code != exitOK {
+		t.Fatalf("replay --overhead-from-launches: exit %d: %s", code, errOut)
+	}
+	var fromLaunches cuda.Result
+	if err := json.Unmarshal([]byte(out), &fromLaunches); err != nil {
+		t.Fatalf("replay JSON: %v\n%s", err, out)
+	}
+	if fromLaunches.ProfilerOverheadNs <= 0 || fromLaunches.ProfilerOverheadNs == estimate.DefaultCalibration().ProfilerOverheadNs ||
+		!strings.HasPrefix(fromLaunches.ProfilerOverheadSource, "trace (median launch") {
+		t.Errorf("replay --overhead-from-launches: %d ns from %q, want the launches'", fromLaunches.ProfilerOverheadNs, fromLaunches.ProfilerOverheadSource)
 	}
 	if code, _, errOut = runCLI(t, "replay", "--site", "s9", gtFixture); code != exitError || !strings.Contains(errOut, "no site s9 (sites: s1") {
 		t.Errorf("unknown site: exit %d, %q", code, errOut)
@@ -149,8 +164,8 @@ FAKECUDA_TRACED_NS=20000 exec "$@"
 		if got := res.ProfilerOverheadsNs; tc.perKind != (len(got) == 4 && got["launch"] == c.LaunchNs && got["sync"] == c.SyncNs) {
 			t.Errorf("%v: per-kind overheads %v (profile %+v)", tc.args, got, c.ProfilerOverheads)
 		}
-		if !tc.perKind && res.ProfilerOverheadNs != 2_000 {
-			t.Errorf("%v: flat overhead %d, want the flag's 2 µs", tc.args, res.ProfilerOverheadNs)
+		if !tc.perKind && (res.ProfilerOverheadNs != 2_000 || res.ProfilerOverheadSource != "") {
+			t.Errorf("%v: flat overhead %d from %q, want the flag's 2 µs", tc.args, res.ProfilerOverheadNs, res.ProfilerOverheadSource)
 		}
 	}
 }
