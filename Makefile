@@ -1,7 +1,7 @@
 # nsyssync — the README's quick start uses `make demo` and `make test`.
 GO      ?= go
 BIN     ?= bin/nsyssync
-DEMO    ?= fixtures/syncs_backtrace.sqlite
+DEMO    ?= fixtures/syncs_backtrace.sqlite.gz
 BENCHGB ?= 1
 
 # go-nvml's C header marks calls that CUDA 13 deprecated; nsyssync does not

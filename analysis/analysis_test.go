@@ -30,11 +30,11 @@ func TestAnalyze(t *testing.T) {
 		estimated     bool
 		sourceRead    bool
 	}{
-		{"analyze", "syncs_backtrace.sqlite", Options{SourceRoot: programs, FindSources: true}, "", true, true},
-		{"analyze --nvtx measured", "syncs_backtrace.sqlite", Options{NVTX: "measured", SourceRoot: programs, FindSources: true}, "measured", true, true},
-		{"analyze --no-estimate", "syncs_backtrace.sqlite", Options{SourceRoot: programs, FindSources: true, NoEstimate: true}, "", false, true},
-		{"doctor, replay", "syncs_backtrace.sqlite", Options{NoEstimate: true}, "", false, false},
-		{"no backtraces", "syncs_lean.sqlite", Options{FindSources: true}, "", true, false},
+		{"analyze", "syncs_backtrace.sqlite.gz", Options{SourceRoot: programs, FindSources: true}, "", true, true},
+		{"analyze --nvtx measured", "syncs_backtrace.sqlite.gz", Options{NVTX: "measured", SourceRoot: programs, FindSources: true}, "measured", true, true},
+		{"analyze --no-estimate", "syncs_backtrace.sqlite.gz", Options{SourceRoot: programs, FindSources: true, NoEstimate: true}, "", false, true},
+		{"doctor, replay", "syncs_backtrace.sqlite.gz", Options{NoEstimate: true}, "", false, false},
+		{"no backtraces", "syncs_lean.sqlite.gz", Options{FindSources: true}, "", true, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			path := filepath.Join(fixtures, tc.fixture)
@@ -84,7 +84,7 @@ func TestAnalyzeErrorsNameTheFile(t *testing.T) {
 	if err := os.WriteFile(text, []byte("not a database"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	good := filepath.Join(fixtures, "syncs_lean.sqlite")
+	good := filepath.Join(fixtures, "syncs_lean.sqlite.gz")
 	cancelled, cancel := context.WithCancel(context.Background())
 	cancel()
 	for _, tc := range []struct {

@@ -21,7 +21,7 @@ func TestHTMLSimulatedTimeline(t *testing.T) {
 	for _, tc := range []struct{ fixture, nvtx string }{
 		{"gt_mlp_train.sqlite.gz", "measured"},
 		{"gt_cpu_copy.sqlite.gz", "measured"},
-		{"syncs_backtrace.sqlite", "measured"},
+		{"syncs_backtrace.sqlite.gz", "measured"},
 	} {
 		t.Run(tc.fixture, func(t *testing.T) {
 			an, err := Analyze(ctx, filepath.Join(fixtures, tc.fixture), Options{NVTX: tc.nvtx})

@@ -26,7 +26,7 @@ func TestBasis(t *testing.T) {
 		{"patterns_autograd", Options{}, map[Basis]bool{BasisNVTX: true, BasisBacktrace: true, BasisKernels: true, BasisPattern: true}, BasisNVTX},
 	} {
 		t.Run(tc.fixture, func(t *testing.T) {
-			tr := load(t, filepath.Join(fixturesDir, tc.fixture+".sqlite"))
+			tr := load(t, filepath.Join(fixturesDir, tc.fixture+".sqlite.gz"))
 			seen := map[Basis]int{}
 			for i, v := range tc.opt.Verdicts(tr) {
 				switch {

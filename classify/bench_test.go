@@ -10,7 +10,7 @@ import (
 // 1000 times (72,000 syncs with native and Python frames, 1,000 threads):
 // go test ./classify/ -run '^$' -bench Verdicts -benchmem
 func BenchmarkVerdicts(b *testing.B) {
-	x, err := trace.Open(b.Context(), "../fixtures/patterns_backtrace.sqlite")
+	x, err := trace.Open(b.Context(), "../fixtures/patterns_backtrace.sqlite.gz")
 	if err != nil {
 		b.Fatal(err)
 	}

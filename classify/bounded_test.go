@@ -13,6 +13,7 @@ import (
 
 	"github.com/nsyssync/nsyssync/classify"
 	"github.com/nsyssync/nsyssync/estimate"
+	"github.com/nsyssync/nsyssync/internal/fixturegz"
 	"github.com/nsyssync/nsyssync/trace"
 )
 
@@ -25,12 +26,12 @@ func hostileString(prefix, unit, suffix string) string {
 	return fmt.Sprintf("%s || replace(hex(zeroblob(%d)), '00', '%s') || %s", prefix, hostileBytes/len(unit), unit, suffix)
 }
 
-// hostileExport copies a fixture into a temporary directory, runs the
-// statements on the copy and compacts it; it returns the copy's path and
-// size.
+// hostileExport copies the fixture NAME, decompressed, into a temporary
+// directory, runs the statements on the copy and compacts it; it returns
+// the copy's path and size.
 func hostileExport(t *testing.T, fixture string, stmts ...string) (string, int64) {
 	t.Helper()
-	src, err := os.Open(filepath.Join("..", "fixtures", fixture))
+	src, err := os.Open(fixturegz.Plain(t, filepath.Join("..", "fixtures"), fixture))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,20 +109,20 @@ func TestHostileNameBoundsMemory(t *testing.T) {
 		fixture string
 		stmts   []string
 	}{
-		{"program's Python file", "syncs_backtrace.sqlite", []string{
+		{"program's Python file", "syncs_backtrace", []string{
 			"UPDATE StringIds SET value = " + hostileString("'/work/main/'", "ab/c&amp;", "'/syncs.py'") +
 				" WHERE value = '/work/main/fixtures/programs/syncs.py'"}},
-		{"Python function", "syncs_backtrace.sqlite", []string{
+		{"Python function", "syncs_backtrace", []string{
 			"UPDATE StringIds SET value = " + hostileString("'&lt;mod'", "ule&gt;", "''") + " WHERE value = '&lt;module&gt;'"}},
-		{"torch's Python file", "syncs_backtrace.sqlite", []string{
+		{"torch's Python file", "syncs_backtrace", []string{
 			"UPDATE StringIds SET value = " + hostileString("'/opt/'", "ab/", "'/site-packages/torch/cuda/streams.py'") +
 				" WHERE value LIKE '%/site-packages/torch/cuda/streams.py'"}},
-		{"native symbols, no Python frames", "syncs_backtrace.sqlite", []string{
+		{"native symbols, no Python frames", "syncs_backtrace", []string{
 			"DELETE FROM NVTX_EVENTS WHERE eventType = 34",
 			"UPDATE StringIds SET value = " + hostileString("'_PyEval_'", "EvalFrame", "''") + " WHERE value = '_PyEval_EvalFrameDefault'",
 			"UPDATE StringIds SET value = " + hostileString("'torch::autograd::THPVariable_item<'", "(anonymous namespace)::x, ", "'>(_object*)'") +
 				" WHERE value LIKE 'torch::autograd::THPVariable_item(%'"}},
-		{"NVTX range", "syncs_autograd.sqlite", []string{
+		{"NVTX range", "syncs_autograd", []string{
 			"UPDATE NVTX_EVENTS SET text = " + hostileString("'measured'", "step1 ", "''") + " WHERE text = 'measured'"}},
 	}
 	for _, c := range cases {

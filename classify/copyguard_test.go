@@ -28,7 +28,7 @@ func TestCopyGuard(t *testing.T) {
 		}
 	}
 	explicit := 0
-	for _, s := range Sites(load(t, "../fixtures/syncs_lean.sqlite")) {
+	for _, s := range Sites(load(t, "../fixtures/syncs_lean.sqlite.gz")) {
 		if s.Reason == "event-sync" || s.Reason == "stream-sync" {
 			explicit++
 			if s.Dependency != DepFalse || strings.Contains(strings.Join(s.Evidence, " "), "wait for a copy to the host") {

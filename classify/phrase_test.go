@@ -41,7 +41,7 @@ func TestFixWordsPerProgram(t *testing.T) {
 			[]string{"Allocate pinned buffers once"}, []string{"cudaFreeAsync"}},
 		{corpus + "mpi-cuda-saxpy_perlmutter-a100_nsys2022.2.sqlite", []string{"cudaMemcpy"},
 			[]string{"CUDA-aware MPI"}, []string{"non_blocking"}},
-		{"../fixtures/syncs_lean.sqlite", []string{"cudaDeviceSynchronize"},
+		{"../fixtures/syncs_lean.sqlite.gz", []string{"cudaDeviceSynchronize"},
 			[]string{"wait_stream"}, nil},
 	}
 	for _, c := range cases {
@@ -74,8 +74,8 @@ func TestFixWordsPerProgram(t *testing.T) {
 // TestDialectOf: the vocabulary follows the framework, PyTorch's only for
 // PyTorch from Python and for Python frames of an unknown framework.
 func TestDialectOf(t *testing.T) {
-	tr := load(t, "../fixtures/syncs_backtrace.sqlite") // has Python frames
-	lean := load(t, "../fixtures/syncs_lean.sqlite")    // has none
+	tr := load(t, "../fixtures/syncs_backtrace.sqlite.gz") // has Python frames
+	lean := load(t, "../fixtures/syncs_lean.sqlite.gz")    // has none
 	cases := []struct {
 		p    program.Program
 		lean bool

@@ -83,7 +83,7 @@ func TestREADMEDocumentsRules(t *testing.T) {
 // .item() is unknown without the source and is decided by its line with
 // it, the line quoted as evidence.
 func TestSourceRootDecidesScalarReads(t *testing.T) {
-	tr := load(t, "../fixtures/patterns_backtrace.sqlite")
+	tr := load(t, "../fixtures/patterns_backtrace.sqlite.gz")
 	want := map[int64]struct {
 		dep Dependency
 		cat string

@@ -93,7 +93,7 @@ func scoreFixture(t *testing.T, fixture string, opt Options) score {
 func scoreFixtureWith(t *testing.T, fixture string, opt Options, prepare func(*trace.Trace)) score {
 	t.Helper()
 	labels, total := truthLabels(t, fixture)
-	tr := load(t, filepath.Join(fixturesDir, fixture+".sqlite"))
+	tr := load(t, filepath.Join(fixturesDir, fixture+".sqlite.gz"))
 	if prepare != nil {
 		prepare(tr)
 	}

@@ -151,8 +151,8 @@ func TestFindSources(t *testing.T) {
 		}, Options{}},
 	}
 	for _, fx := range []struct{ fixture, program string }{
-		{"syncs_backtrace.sqlite", "syncs.py"},
-		{"patterns_backtrace.sqlite", "patterns.py"},
+		{"syncs_backtrace.sqlite.gz", "syncs.py"},
+		{"patterns_backtrace.sqlite.gz", "patterns.py"},
 	} {
 		withRoot := load(t, filepath.Join(repo, "fixtures", fx.fixture))
 		relocate(t, withRoot, "/elsewhere/proj/fixtures/programs")
@@ -220,9 +220,9 @@ func must(t *testing.T, err error) {
 // TestSiteSourceFile: a site whose syncs read the program's line names
 // the file in its SourceFile and, as the last line, in its evidence.
 func TestSiteSourceFile(t *testing.T) {
-	tr := load(t, filepath.Join(fixturesDir, "syncs_backtrace.sqlite"))
+	tr := load(t, filepath.Join(fixturesDir, "syncs_backtrace.sqlite.gz"))
 	relocate(t, tr, "/elsewhere/proj/fixtures/programs")
-	tr.Path = "fixtures/syncs_backtrace.sqlite"
+	tr.Path = "fixtures/syncs_backtrace.sqlite.gz"
 	t.Chdir("..")
 	const read = "./fixtures/programs/syncs.py"
 	n := 0

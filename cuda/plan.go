@@ -37,9 +37,9 @@ type Plan struct {
 	Removed int
 	Counts  PlanCounts
 	// LaunchOverhead is the profiler's cost per traced call that the
-	// region's recorded launches give (whatif.OverheadFromLaunches, the
-	// simulator's default too); ReplayOptions.OverheadFromLaunches takes
-	// it.
+	// region's recorded launches give (whatif.OverheadFromLaunches, as
+	// the simulator's Options.LaunchProfilerOverhead reads it);
+	// ReplayOptions.OverheadFromLaunches takes it.
 	LaunchOverhead whatif.LaunchOverhead
 }
 

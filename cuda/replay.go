@@ -33,8 +33,8 @@ type ReplayOptions struct {
 	ProfilerOverheads *whatif.Overheads
 	// OverheadFromLaunches: without ProfilerOverheads, take the overhead
 	// the region's recorded launches give (Plan.LaunchOverhead, as the
-	// simulator does by default) in place of ProfilerOverheadNs, where
-	// there are enough launches to read it from.
+	// simulator's Options.LaunchProfilerOverhead does) in place of
+	// ProfilerOverheadNs, where there are enough launches to read it from.
 	OverheadFromLaunches bool
 	// MaxWall bounds the replay's expected wall time (the recorded time ×
 	// plans × rounds); zero: 2 minutes.

@@ -23,7 +23,7 @@ func TestReplayTotalLeavesOutPhaseAndNeededCopies(t *testing.T) {
 		path              string
 		excluded, bounded []string
 	}{
-		{filepath.Join("..", "fixtures", "syncs_autograd.sqlite"), []string{"s1"}, []string{"s7", "s14"}},
+		{filepath.Join("..", "fixtures", "syncs_autograd.sqlite.gz"), []string{"s1"}, []string{"s7", "s14"}},
 		{filepath.Join(corpus, "openmp-offload-heat_t4_nsys2023.3.sqlite"), nil, []string{"s2", "s3"}},
 		{filepath.Join(corpus, "mpi-cuda-saxpy_perlmutter-a100_nsys2022.2.sqlite"), []string{"s4"}, []string{"s1"}},
 	} {

@@ -18,8 +18,8 @@ var intervalFixtures = []struct{ name, nvtx string }{
 	{"gt_gemm_medium_item.sqlite.gz", "measured"},
 	{"gt_graph_item.sqlite.gz", "measured"},
 	{"gt_twostream_gemm.sqlite.gz", "measured"},
-	{"syncs_lean.sqlite", ""},
-	{"syncs_backtrace.sqlite", "measured"},
+	{"syncs_lean.sqlite.gz", ""},
+	{"syncs_backtrace.sqlite.gz", "measured"},
 }
 
 // TestSiteIntervals: on real fixtures, replayed whole, in windows and (the

@@ -126,7 +126,7 @@ func TestNamedExports(t *testing.T) {
 		}
 	})
 	t.Run("syncs_autograd", func(t *testing.T) {
-		_, sites, res, _ := estimateFile(t, "../fixtures/syncs_autograd.sqlite")
+		_, sites, res, _ := estimateFile(t, "../fixtures/syncs_autograd.sqlite.gz")
 		// The truth file: the emit_nvtx synchronize (correlation id 131)
 		// holds context creation, ~136 ms.
 		for i, s := range sites {

@@ -48,7 +48,7 @@ func TestSampledAgreesWithWholeRegion(t *testing.T) {
 	}{
 		// Every kind of sync, one thread, 600 calls and ops a copy (the
 		// 1 GB sync-heavy benchmark's source), in 200 ranges.
-		{"syncs_lean measured", "../fixtures/syncs_lean.sqlite", "measured", 200, 20_000},
+		{"syncs_lean measured", "../fixtures/syncs_lean.sqlite.gz", "measured", 200, 20_000},
 		// Two threads with hand-offs, three sites a step, in 30 ranges.
 		{"mlp_train measured", gtFixture("mlp_train"), "measured", 30, 30_000},
 		// Two streams ordered by event waits, the whole trace.
@@ -97,7 +97,7 @@ func TestSampledSiteWindows(t *testing.T) {
 		t.Skip("generates an export of a few MB")
 	}
 	ctx := context.Background()
-	f := loadFixture(t, mediumExport(t, "../fixtures/syncs_lean.sqlite", 100), "")
+	f := loadFixture(t, mediumExport(t, "../fixtures/syncs_lean.sqlite.gz", 100), "")
 	whole := f.run(t, Options{MaxEvents: math.MaxInt64})
 	// One time window of about 20 syncs: sites that occur once in a copy
 	// of 43 have no occurrence in it.
@@ -157,7 +157,7 @@ func TestSmallRegionStaysExact(t *testing.T) {
 // sites) sampled under the default bound, against its whole-region
 // replay.
 func BenchmarkRunSampled(b *testing.B) {
-	f := loadFixture(b, mediumExport(b, "../fixtures/syncs_lean.sqlite", 1000), "")
+	f := loadFixture(b, mediumExport(b, "../fixtures/syncs_lean.sqlite.gz", 1000), "")
 	for _, bc := range []struct {
 		name string
 		opt  Options

@@ -17,7 +17,7 @@ func TestSimulate(t *testing.T) {
 	for _, fx := range []struct{ name, nvtx string }{
 		{"gt_mlp_train.sqlite.gz", "measured"},
 		{"gt_twostream_event.sqlite.gz", "measured"},
-		{"syncs_backtrace.sqlite", "measured"},
+		{"syncs_backtrace.sqlite.gz", "measured"},
 	} {
 		t.Run(fx.name, func(t *testing.T) {
 			f := loadFixture(t, filepath.Join("../fixtures", fx.name), fx.nvtx)

@@ -56,7 +56,7 @@ allow:
 // TestAllowListMatch matches entries of each kind against the sites of a
 // real export with Python and native backtraces.
 func TestAllowListMatch(t *testing.T) {
-	l := load(t, "syncs_backtrace.sqlite", "")
+	l := load(t, "syncs_backtrace.sqlite.gz", "")
 	a := l.analysis
 	nonzero := &a.Sites[siteWith(t, a, "control_flow")]
 	logLoss := &a.Sites[siteWith(t, a, "log_loss")]
@@ -101,7 +101,7 @@ func TestAllowListMatch(t *testing.T) {
 // TestAllowListAcceptsLegacyFingerprints: an allow-list written with the
 // fingerprints of earlier reports still matches the same sites.
 func TestAllowListAcceptsLegacyFingerprints(t *testing.T) {
-	a := load(t, "syncs_lean.sqlite", "measured").analysis
+	a := load(t, "syncs_lean.sqlite.gz", "measured").analysis
 	s := &a.Sites[0]
 	if classify.Fingerprint(s) == classify.LegacyFingerprint(s) {
 		t.Fatalf("site %s: new and legacy fingerprints agree (%s): nothing to test", s.ID, classify.Fingerprint(s))

@@ -25,7 +25,7 @@ func falseSites(a *report.Analysis) []*classify.Site {
 // TestGateBlockedBasis: without estimates, the gate sums the host-blocked
 // time of the false-dependency sites, and the allow-list takes sites out.
 func TestGateBlockedBasis(t *testing.T) {
-	a := load(t, "syncs_backtrace.sqlite", "measured").analysis
+	a := load(t, "syncs_backtrace.sqlite.gz", "measured").analysis
 	// Make the verdicts of the test explicit (real syncs, chosen verdicts),
 	// so that it does not depend on the classifier's rules.
 	for i := range a.Sites {
@@ -63,7 +63,7 @@ func TestGateBlockedBasis(t *testing.T) {
 // savings of the false-dependency sites instead (here the lean trace's
 // likely-false sites, counted with CountLikely).
 func TestGateSavingsBasis(t *testing.T) {
-	a := load(t, "syncs_lean.sqlite", "measured").analysis
+	a := load(t, "syncs_lean.sqlite.gz", "measured").analysis
 	fs := falseSites(a)
 	if len(fs) == 0 {
 		t.Skip("the classifier marks no site of syncs_lean false")
@@ -99,11 +99,11 @@ func TestGateLikely(t *testing.T) {
 		wantCounted string // which false sites are summed: "decided", "all"
 		wantNote    string // in the gate's line; "" none of the two notes
 	}{
-		{"syncs_lean.sqlite", false, "decided", "not counted: --gate-likely counts them"},
-		{"syncs_lean.sqlite", true, "all", "likely-false sites counted (--gate-likely)"},
-		{"multiproc_lean.sqlite", false, "decided", "not counted: --gate-likely counts them"},
-		{"syncs_backtrace.sqlite", false, "decided", ""},
-		{"syncs_backtrace.sqlite", true, "all", ""},
+		{"syncs_lean.sqlite.gz", false, "decided", "not counted: --gate-likely counts them"},
+		{"syncs_lean.sqlite.gz", true, "all", "likely-false sites counted (--gate-likely)"},
+		{"multiproc_lean.sqlite.gz", false, "decided", "not counted: --gate-likely counts them"},
+		{"syncs_backtrace.sqlite.gz", false, "decided", ""},
+		{"syncs_backtrace.sqlite.gz", true, "all", ""},
 	} {
 		t.Run(fmt.Sprintf("%s/likely=%v", tc.fixture, tc.countLikely), func(t *testing.T) {
 			a := load(t, tc.fixture, "").analysis

@@ -54,7 +54,7 @@ func runChromium(t *testing.T, browser, page string, args ...string) []byte {
 // script element. NSYSSYNC_SCREENSHOT=FILE keeps the PNG.
 func TestHTMLInChromium(t *testing.T) {
 	browser := chromium(t)
-	l := load(t, "syncs_backtrace.sqlite", "measured")
+	l := load(t, "syncs_backtrace.sqlite.gz", "measured")
 	dir := t.TempDir()
 	page := filepath.Join(dir, "report.html")
 	var b bytes.Buffer

@@ -174,7 +174,8 @@ func DiagnoseFailure(path string, err error) *Diagnosis {
 
 // recommend fills the command lines that would give the evidence missing.
 func (d *Diagnosis) recommend() {
-	name := strings.TrimSuffix(filepath.Base(d.Path), filepath.Ext(d.Path))
+	base := strings.TrimSuffix(filepath.Base(d.Path), ".gz") // report.sqlite.gz names report
+	name := strings.TrimSuffix(base, filepath.Ext(base))
 	if name == "" || name == "." {
 		name = "report"
 	}

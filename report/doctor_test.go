@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nsyssync/nsyssync/internal/fixturegz"
 	"github.com/nsyssync/nsyssync/trace"
 )
 
@@ -33,10 +34,10 @@ func TestDiagnose(t *testing.T) {
 		measuredSyncs, measuredOccur     int
 		profile, reexport                bool
 	}{
-		{"syncs_backtrace.sqlite", statusYes, statusYes, statusNo, statusYes, 30, 1, true, false},
-		{"syncs_autograd.sqlite", statusNo, statusNo, statusYes, statusYes, 30, 1, true, false},
-		{"syncs_lean.sqlite", statusNo, statusNo, statusNo, statusYes, 30, 1, true, false},
-		{"multiproc_lean.sqlite", statusNo, statusNo, statusNo, statusYes, 8, 2, true, false},
+		{"syncs_backtrace.sqlite.gz", statusYes, statusYes, statusNo, statusYes, 30, 1, true, false},
+		{"syncs_autograd.sqlite.gz", statusNo, statusNo, statusYes, statusYes, 30, 1, true, false},
+		{"syncs_lean.sqlite.gz", statusNo, statusNo, statusNo, statusYes, 30, 1, true, false},
+		{"multiproc_lean.sqlite.gz", statusNo, statusNo, statusNo, statusYes, 8, 2, true, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.fixture, func(t *testing.T) {
@@ -63,12 +64,12 @@ func TestDiagnose(t *testing.T) {
 			if d.Profile != "" && (!strings.Contains(d.Profile, "--python-backtrace=cuda") || !strings.Contains(d.Profile, "--cudabacktrace=all:1000")) {
 				t.Errorf("profile command %q lacks the backtrace options", d.Profile)
 			}
-			if !strings.HasSuffix(d.Export, strings.TrimSuffix(tc.fixture, ".sqlite")+".nsys-rep") || !strings.Contains(d.Export, "--include-json=true") {
+			if !strings.HasSuffix(d.Export, strings.TrimSuffix(tc.fixture, ".sqlite.gz")+".nsys-rep") || !strings.Contains(d.Export, "--include-json=true") {
 				t.Errorf("export command %q", d.Export)
 			}
 		})
 	}
-	d := Diagnose(load(t, "syncs_autograd.sqlite", "").analysis)
+	d := Diagnose(load(t, "syncs_autograd.sqlite.gz", "").analysis)
 	names := map[string]bool{}
 	for _, r := range d.AtenRanges {
 		names[r.Name] = true
@@ -87,7 +88,7 @@ func TestDiagnose(t *testing.T) {
 func TestDiagnoseMissingPayload(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "syncs_backtrace.sqlite")
-	copyFile(t, filepath.Join(fixtureDir, "syncs_backtrace.sqlite"), path)
+	copyFile(t, fixturegz.Plain(t, fixtureDir, "syncs_backtrace"), path)
 	db, err := sql.Open("sqlite", path)
 	if err != nil {
 		t.Fatal(err)
@@ -195,5 +196,17 @@ func TestDiagnoseCorpus(t *testing.T) {
 	// The corpus has one export without a CUDA trace (icon-graupel).
 	if failures == 0 {
 		t.Errorf("every corpus export analysable; the one without a CUDA trace should not be")
+	}
+}
+
+// TestRecommendNamesTheReport: the commands the doctor suggests name the
+// report after the export, whether it is gzipped or not.
+func TestRecommendNamesTheReport(t *testing.T) {
+	for _, path := range []string{"runs/train.sqlite", "runs/train.sqlite.gz", "train.sqlite.gz"} {
+		d := &Diagnosis{Path: path}
+		d.recommend()
+		if want := "-o train.sqlite train.nsys-rep"; !strings.HasSuffix(d.Export, want) {
+			t.Errorf("%s: export command %q, want it to end %q", path, d.Export, want)
+		}
 	}
 }

@@ -50,7 +50,7 @@ func (r renamedTimeline) Timeline(ctx context.Context, w trace.Interval) (*trace
 // hostileAnalysis loads a real fixture and puts the hostile name
 // everywhere the trace supplies text.
 func hostileAnalysis(t *testing.T) loaded {
-	l := load(t, "syncs_backtrace.sqlite", "")
+	l := load(t, "syncs_backtrace.sqlite.gz", "")
 	rename(l.analysis, hostile)
 	l.timelines = hostileTimeline{l.export}
 	return l

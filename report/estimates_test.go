@@ -25,7 +25,7 @@ func TestSampledEstimateShown(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			l := load(t, "syncs_lean.sqlite", "")
+			l := load(t, "syncs_lean.sqlite.gz", "")
 			a := l.analysis
 			res := &estimate.Result{Sampled: tc.regionWide}
 			for i, s := range a.Sites {

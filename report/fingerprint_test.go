@@ -117,8 +117,8 @@ func TestCorpusProgramsShareNoFingerprint(t *testing.T) {
 // TestFingerprintStable: an export's fingerprints are unique, 12 hex
 // digits, and the same on every load.
 func TestFingerprintStable(t *testing.T) {
-	lean := load(t, "syncs_lean.sqlite", "measured").analysis
-	again := load(t, "syncs_lean.sqlite", "measured").analysis
+	lean := load(t, "syncs_lean.sqlite.gz", "measured").analysis
+	again := load(t, "syncs_lean.sqlite.gz", "measured").analysis
 	seen := map[string]bool{}
 	for i := range lean.Sites {
 		f := classify.Fingerprint(&lean.Sites[i])
@@ -136,7 +136,7 @@ func TestFingerprintStable(t *testing.T) {
 // accepted by allow-lists), the same program line in another checkout
 // directory keeps it; another line does not.
 func TestFingerprintIgnoresCheckout(t *testing.T) {
-	a := load(t, "syncs_backtrace.sqlite", "").analysis
+	a := load(t, "syncs_backtrace.sqlite.gz", "").analysis
 	s := a.Sites[siteWith(t, a, "log_loss")]
 	moved := s
 	moved.Location.File = strings.Replace(s.Location.File, "/work/main/", "/home/runner/work/nsyssync/", 1)

@@ -56,7 +56,7 @@ type fuzzBase struct {
 
 func (b *fuzzBase) get(t *testing.T) *fuzzBase {
 	b.once.Do(func() {
-		l := load(t, "syncs_backtrace.sqlite", "")
+		l := load(t, "syncs_backtrace.sqlite.gz", "")
 		b.sizes = map[string]int{}
 		for _, c := range renderCases() {
 			var w bytes.Buffer
@@ -96,7 +96,7 @@ func FuzzRenderHostile(f *testing.F) {
 	var base fuzzBase
 	f.Fuzz(func(t *testing.T, name, file string) {
 		b := base.get(t)
-		l := load(t, "syncs_backtrace.sqlite", "")
+		l := load(t, "syncs_backtrace.sqlite.gz", "")
 		rename(l.analysis, name)
 		l.analysis.Trace.Path = file
 		for i := range l.analysis.Sites {

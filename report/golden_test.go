@@ -45,25 +45,25 @@ func goldenCases() []goldenCase {
 	var cases []goldenCase
 	for _, fx := range []string{"syncs_backtrace", "syncs_autograd", "syncs_lean", "multiproc_lean"} {
 		cases = append(cases,
-			goldenCase{fx + ".txt", fx + ".sqlite", "", text(TextOptions{})},
-			goldenCase{fx + ".md", fx + ".sqlite", "", markdown},
-			goldenCase{fx + ".json", fx + ".sqlite", "", jsonDoc},
-			goldenCase{fx + ".doctor.txt", fx + ".sqlite", "", doctor},
+			goldenCase{fx + ".txt", fx + ".sqlite.gz", "", text(TextOptions{})},
+			goldenCase{fx + ".md", fx + ".sqlite.gz", "", markdown},
+			goldenCase{fx + ".json", fx + ".sqlite.gz", "", jsonDoc},
+			goldenCase{fx + ".doctor.txt", fx + ".sqlite.gz", "", doctor},
 		)
 	}
 	cases = append(cases,
-		goldenCase{"syncs_backtrace.measured.w80.txt", "syncs_backtrace.sqlite", "measured", text(TextOptions{Top: 5, Width: 80})},
-		goldenCase{"syncs_backtrace.measured.md", "syncs_backtrace.sqlite", "measured", markdown},
-		goldenCase{"syncs_backtrace.html", "syncs_backtrace.sqlite", "", html},
-		goldenCase{"syncs_lean.measured.html", "syncs_lean.sqlite", "measured", html},
-		goldenCase{"multiproc_lean.html", "multiproc_lean.sqlite", "", html},
-		goldenCase{"syncs_backtrace.measured.perfetto.json", "syncs_backtrace.sqlite", "measured", perfetto},
-		goldenCase{"multiproc_lean.perfetto.json", "multiproc_lean.sqlite", "", perfetto},
+		goldenCase{"syncs_backtrace.measured.w80.txt", "syncs_backtrace.sqlite.gz", "measured", text(TextOptions{Top: 5, Width: 80})},
+		goldenCase{"syncs_backtrace.measured.md", "syncs_backtrace.sqlite.gz", "measured", markdown},
+		goldenCase{"syncs_backtrace.html", "syncs_backtrace.sqlite.gz", "", html},
+		goldenCase{"syncs_lean.measured.html", "syncs_lean.sqlite.gz", "measured", html},
+		goldenCase{"multiproc_lean.html", "multiproc_lean.sqlite.gz", "", html},
+		goldenCase{"syncs_backtrace.measured.perfetto.json", "syncs_backtrace.sqlite.gz", "measured", perfetto},
+		goldenCase{"multiproc_lean.perfetto.json", "multiproc_lean.sqlite.gz", "", perfetto},
 		// A real NVTX range (CUB's) with no sync inside.
-		goldenCase{"syncs_backtrace.nosyncs.txt", "syncs_backtrace.sqlite", "cub::DeviceReduce::Sum", text(TextOptions{})},
-		goldenCase{"syncs_backtrace.nosyncs.md", "syncs_backtrace.sqlite", "cub::DeviceReduce::Sum", markdown},
-		goldenCase{"syncs_backtrace.nosyncs.html", "syncs_backtrace.sqlite", "cub::DeviceReduce::Sum", html},
-		goldenCase{"syncs_backtrace.nosyncs.json", "syncs_backtrace.sqlite", "cub::DeviceReduce::Sum", jsonDoc},
+		goldenCase{"syncs_backtrace.nosyncs.txt", "syncs_backtrace.sqlite.gz", "cub::DeviceReduce::Sum", text(TextOptions{})},
+		goldenCase{"syncs_backtrace.nosyncs.md", "syncs_backtrace.sqlite.gz", "cub::DeviceReduce::Sum", markdown},
+		goldenCase{"syncs_backtrace.nosyncs.html", "syncs_backtrace.sqlite.gz", "cub::DeviceReduce::Sum", html},
+		goldenCase{"syncs_backtrace.nosyncs.json", "syncs_backtrace.sqlite.gz", "cub::DeviceReduce::Sum", jsonDoc},
 	)
 	// Every format of a real export whose text is hostile.
 	for _, c := range []struct {
@@ -73,7 +73,7 @@ func goldenCases() []goldenCase {
 		{"txt", text(TextOptions{})}, {"w80.txt", text(TextOptions{Width: 80})}, {"md", markdown},
 		{"html", html}, {"json", jsonDoc}, {"perfetto.json", perfetto}, {"doctor.txt", doctor},
 	} {
-		cases = append(cases, goldenCase{hostileGolden + c.golden, "multiproc_lean.sqlite", "", c.render})
+		cases = append(cases, goldenCase{hostileGolden + c.golden, "multiproc_lean.sqlite.gz", "", c.render})
 	}
 	return cases
 }

@@ -2,6 +2,7 @@ package report
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/nsyssync/nsyssync/internal/testexport"
@@ -24,11 +25,13 @@ type loaded struct {
 }
 
 // load opens a fixture, loads it (the NVTX region when nvtx is set) and
-// renames it "fixtures/NAME" so that outputs hold no path of this machine.
+// renames it "fixtures/NAME" so that outputs hold no path of this machine;
+// a gzipped fixture NAME.sqlite.gz is named as its export, NAME.sqlite,
+// so that the reports (and the golden files) read as the export's own.
 func load(t *testing.T, name, nvtx string) loaded {
 	t.Helper()
 	x, tr := testexport.Load(t, filepath.Join(fixtureDir, name), nvtx)
-	tr.Path = "fixtures/" + name
+	tr.Path = "fixtures/" + strings.TrimSuffix(name, ".gz")
 	return loaded{export: x, analysis: New(tr), timelines: x}
 }
 

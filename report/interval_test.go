@@ -88,7 +88,7 @@ func TestSavingsLegendOnlyWithIntervals(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			a := load(t, "syncs_lean.sqlite", "").analysis
+			a := load(t, "syncs_lean.sqlite.gz", "").analysis
 			res := &estimate.Result{AllSyncs: estimate.Scenario{SavingsNs: 1000}, FalseDependency: estimate.Scenario{SavingsNs: 1000}}
 			for _, s := range a.Sites {
 				res.Sites = append(res.Sites, estimate.SiteEstimate{ID: s.ID, SavingsNs: 1000})

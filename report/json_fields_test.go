@@ -35,7 +35,7 @@ func jsonSites(t *testing.T, a *Analysis) []map[string]any {
 // "source_file"; without a source the key is absent (the contract only
 // grows: older readers see the same document).
 func TestJSONSourceFile(t *testing.T) {
-	tr := load(t, "syncs_backtrace.sqlite", "").analysis.Trace
+	tr := load(t, "syncs_backtrace.sqlite.gz", "").analysis.Trace
 	programs := filepath.Join(fixtureDir, "programs")
 	for _, tc := range []struct {
 		name string
@@ -82,9 +82,9 @@ func TestLikelyVerdicts(t *testing.T) {
 		wantBasis   map[string]bool // bases its false sites may have
 		wantDecided bool
 	}{
-		{"syncs_lean.sqlite", true, map[string]bool{"pattern": true}, false},
-		{"multiproc_lean.sqlite", true, map[string]bool{"pattern": true}, false},
-		{"syncs_backtrace.sqlite", false, map[string]bool{"backtrace": true, "source": true}, true},
+		{"syncs_lean.sqlite.gz", true, map[string]bool{"pattern": true}, false},
+		{"multiproc_lean.sqlite.gz", true, map[string]bool{"pattern": true}, false},
+		{"syncs_backtrace.sqlite.gz", false, map[string]bool{"backtrace": true, "source": true}, true},
 	} {
 		t.Run(tc.fixture, func(t *testing.T) {
 			a := load(t, tc.fixture, "").analysis

@@ -49,7 +49,7 @@ func TestAppendJSONStringMatchesEncodingJSON(t *testing.T) {
 // json.Marshal of the SyncJSON struct, for real syncs and for every
 // optional field set and unset, with hostile text.
 func TestAppendSyncJSONMatchesMarshal(t *testing.T) {
-	for _, fx := range []string{"syncs_backtrace.sqlite", "syncs_autograd.sqlite", "multiproc_lean.sqlite"} {
+	for _, fx := range []string{"syncs_backtrace.sqlite.gz", "syncs_autograd.sqlite.gz", "multiproc_lean.sqlite.gz"} {
 		l := load(t, fx, "")
 		a := l.analysis
 		tr := a.Trace
@@ -124,7 +124,7 @@ func TestLongestSyncs(t *testing.T) {
 // the whole document, on a fixture's syncs repeated past several blocks
 // and across thread changes.
 func TestWriteJSONMatchesBuildDocument(t *testing.T) {
-	l := load(t, "multiproc_lean.sqlite", "")
+	l := load(t, "multiproc_lean.sqlite.gz", "")
 	a := l.analysis
 	orig := a.Trace.Syncs
 	syncs := make([]trace.Sync, 0, 3*4096+17)

@@ -44,12 +44,12 @@ func TestLongNamesBoundOutput(t *testing.T) {
 	}
 	for _, f := range formats {
 		t.Run(f.name, func(t *testing.T) {
-			normal := load(t, "syncs_backtrace.sqlite", "")
+			normal := load(t, "syncs_backtrace.sqlite.gz", "")
 			var base countingWriter
 			if err := f.render(normal, &base); err != nil {
 				t.Fatal(err)
 			}
-			l := load(t, "syncs_backtrace.sqlite", "")
+			l := load(t, "syncs_backtrace.sqlite.gz", "")
 			rename(l.analysis, long)
 			l.timelines = renamedTimeline{l.export, long}
 			var got countingWriter
@@ -76,7 +76,7 @@ func TestLongNamesBoundOutput(t *testing.T) {
 // TestLongNameDisplayKeepsEnds: the display form of a long location keeps
 // its start and its end (file:line and the end of the symbol).
 func TestLongNameDisplayKeepsEnds(t *testing.T) {
-	l := load(t, "syncs_backtrace.sqlite", "")
+	l := load(t, "syncs_backtrace.sqlite.gz", "")
 	long := "head_" + strings.Repeat("x", 1<<20) + "_tail"
 	rename(l.analysis, long)
 	var b bytes.Buffer

@@ -41,7 +41,7 @@ func refWaited(s *trace.Sync) string {
 }
 
 func TestWhatMatchesFmt(t *testing.T) {
-	for _, fx := range []string{"syncs_backtrace.sqlite", "syncs_autograd.sqlite", "multiproc_lean.sqlite"} {
+	for _, fx := range []string{"syncs_backtrace.sqlite.gz", "syncs_autograd.sqlite.gz", "multiproc_lean.sqlite.gz"} {
 		tr := load(t, fx, "").analysis.Trace
 		for i := range tr.Syncs {
 			s := tr.Syncs[i]
@@ -73,7 +73,7 @@ func TestWhatMatchesFmt(t *testing.T) {
 // TestSyncWritersDoNotAllocate: once their buffers have grown, the JSON
 // and Perfetto writers allocate nothing per sync.
 func TestSyncWritersDoNotAllocate(t *testing.T) {
-	l := load(t, "syncs_backtrace.sqlite", "")
+	l := load(t, "syncs_backtrace.sqlite.gz", "")
 	a := l.analysis
 	tr := a.Trace
 	s := &tr.Syncs[0]

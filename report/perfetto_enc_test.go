@@ -114,7 +114,7 @@ func TestPerfettoMatchesEncodingJSON(t *testing.T) {
 			t.Errorf("%s differs from encoding/json's:\n%s", name, firstDiff(want, got.Bytes()))
 		}
 	}
-	for _, fx := range []string{"syncs_backtrace.sqlite", "syncs_autograd.sqlite", "multiproc_lean.sqlite"} {
+	for _, fx := range []string{"syncs_backtrace.sqlite.gz", "syncs_autograd.sqlite.gz", "multiproc_lean.sqlite.gz"} {
 		l := load(t, fx, "")
 		check(fx, l.analysis, l.export)
 	}

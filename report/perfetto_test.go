@@ -15,9 +15,9 @@ import (
 // sync after which the GPU sat idle, and a name for every track.
 func TestPerfetto(t *testing.T) {
 	for _, tc := range []struct{ fixture, nvtx string }{
-		{"syncs_backtrace.sqlite", "measured"},
-		{"syncs_autograd.sqlite", ""},
-		{"multiproc_lean.sqlite", ""},
+		{"syncs_backtrace.sqlite.gz", "measured"},
+		{"syncs_autograd.sqlite.gz", ""},
+		{"multiproc_lean.sqlite.gz", ""},
 	} {
 		t.Run(tc.fixture+"@"+tc.nvtx, func(t *testing.T) {
 			ctx := context.Background()

@@ -28,7 +28,7 @@ func sitesRows(text string) []string {
 // wider than 80.
 func TestNarrowTableKeepsLocation(t *testing.T) {
 	var all []loaded
-	for _, f := range []string{"syncs_backtrace.sqlite", "patterns_backtrace.sqlite", "syncs_autograd.sqlite", "multiproc_lean.sqlite"} {
+	for _, f := range []string{"syncs_backtrace.sqlite.gz", "patterns_backtrace.sqlite.gz", "syncs_autograd.sqlite.gz", "multiproc_lean.sqlite.gz"} {
 		all = append(all, load(t, f, ""))
 	}
 	all = append(all, loadCorpus(t)...)
@@ -88,7 +88,7 @@ func TestNarrowTableKeepsLocation(t *testing.T) {
 // written: each one --nvtx accepts, and the site says how many other
 // iterations it groups. The folded form --nvtx would not find.
 func TestNVTXNameRoundTrip(t *testing.T) {
-	l := load(t, "syncs_backtrace.sqlite", "measured")
+	l := load(t, "syncs_backtrace.sqlite.gz", "measured")
 	a := l.analysis
 	var text bytes.Buffer
 	if err := a.WriteText(&text, TextOptions{}); err != nil {
@@ -192,7 +192,7 @@ var onePlural = regexp.MustCompile(`(^|[^0-9.,])1 (ops|sites|traces|syncs|host s
 // format, says "1 ops", "1 sites", …
 func TestSingularForOne(t *testing.T) {
 	all := loadCorpus(t)
-	for _, f := range []string{"syncs_backtrace.sqlite", "syncs_autograd.sqlite", "multiproc_lean.sqlite", "gt_item_tiny.sqlite.gz"} {
+	for _, f := range []string{"syncs_backtrace.sqlite.gz", "syncs_autograd.sqlite.gz", "multiproc_lean.sqlite.gz", "gt_item_tiny.sqlite.gz"} {
 		all = append(all, load(t, f, ""))
 	}
 	ones := 0
@@ -212,7 +212,7 @@ func TestSingularForOne(t *testing.T) {
 // TestIdleAfterLegend: under LONGEST SYNCS (text) and in the top sites
 // (HTML), a legend says what busy and end mean.
 func TestIdleAfterLegend(t *testing.T) {
-	l := load(t, "multiproc_lean.sqlite", "")
+	l := load(t, "multiproc_lean.sqlite.gz", "")
 	var text, page bytes.Buffer
 	if err := l.analysis.WriteText(&text, TextOptions{}); err != nil {
 		t.Fatal(err)

@@ -46,10 +46,10 @@ func TestSavingsExplanation(t *testing.T) {
 			[]string{"saves 16.79ms: the wait 8.74ms + the host code that issues it", "more than the blocked time, because the host code around the sync goes with it"}},
 		{"openmp-offload-heat_t4_nsys2023.3.sqlite", true, byNeeded,
 			[]string{"needed data: the host uses the 512.0 MB it copies", "deleting the wait would save"}},
-		{"syncs_lean.sqlite", false, byLargestCost,
+		{"syncs_lean.sqlite.gz", false, byLargestCost,
 			// the stream sync whose wait_stream rewrite costs more than it.
 			[]string{"costs 18.4µs: the wait 14.9µs"}},
-		{"syncs_autograd.sqlite", false, byPhase,
+		{"syncs_autograd.sqlite.gz", false, byPhase,
 			[]string{"not counted in any total or the gate: profiler", "context creation", "deleting its waits would save"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -39,7 +39,7 @@ func TestSavingsFormats(t *testing.T) {
 // TestTotalsSayTogether: the summary names the all-syncs figure as a
 // removal of every sync together, not as a total of the sites.
 func TestTotalsSayTogether(t *testing.T) {
-	l := load(t, "syncs_lean.sqlite", "")
+	l := load(t, "syncs_lean.sqlite.gz", "")
 	a := l.analysis
 	a.Estimates = FromEstimate(&estimate.Result{
 		FalseDependency: estimate.Scenario{SavingsNs: -5_000},
@@ -59,7 +59,7 @@ func TestTotalsSayTogether(t *testing.T) {
 // TestRepresentativeSyncIsCostliest: the HTML detail shows, of each site
 // of a real region, the sync of the longest wait plus GPU idle after it.
 func TestRepresentativeSyncIsCostliest(t *testing.T) {
-	for _, fx := range []struct{ name, nvtx string }{{"syncs_backtrace.sqlite", "measured"}, {"gt_mlp_train.sqlite.gz", ""}} {
+	for _, fx := range []struct{ name, nvtx string }{{"syncs_backtrace.sqlite.gz", "measured"}, {"gt_mlp_train.sqlite.gz", ""}} {
 		l := load(t, fx.name, fx.nvtx)
 		a := l.analysis
 		for _, site := range a.Ordered() {
@@ -91,7 +91,7 @@ func TestHTMLSimulatedNote(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			l := load(t, "syncs_lean.sqlite", "")
+			l := load(t, "syncs_lean.sqlite.gz", "")
 			a := l.analysis
 			if tc.estimated {
 				res := &estimate.Result{}

@@ -11,7 +11,7 @@ import (
 // TestTextWidth: at every width the table lines fit the terminal, and the
 // location keeps what matters (file:line) as long as it can.
 func TestTextWidth(t *testing.T) {
-	l := load(t, "syncs_backtrace.sqlite", "measured")
+	l := load(t, "syncs_backtrace.sqlite.gz", "measured")
 	for _, width := range []int{60, 80, 100, 140} {
 		var b bytes.Buffer
 		if err := l.analysis.WriteText(&b, TextOptions{Width: width}); err != nil {
@@ -42,7 +42,7 @@ func TestTextWidth(t *testing.T) {
 
 // TestTextColor: colour only when asked, and the same text either way.
 func TestTextColor(t *testing.T) {
-	l := load(t, "syncs_autograd.sqlite", "")
+	l := load(t, "syncs_autograd.sqlite.gz", "")
 	var plain, color bytes.Buffer
 	if err := l.analysis.WriteText(&plain, TextOptions{}); err != nil {
 		t.Fatal(err)

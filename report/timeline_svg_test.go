@@ -23,7 +23,7 @@ func num(t *testing.T, s string) float64 {
 // own calls are marked, GPU lanes name their streams, and nothing leaves
 // the plot.
 func TestTimelineLayout(t *testing.T) {
-	l := load(t, "syncs_backtrace.sqlite", "measured")
+	l := load(t, "syncs_backtrace.sqlite.gz", "measured")
 	a := l.analysis
 	for _, site := range a.Ordered() {
 		idx := representativeSync(a.Trace, site)

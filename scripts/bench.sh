@@ -25,7 +25,7 @@ command -v sqlite3 >/dev/null || { echo "bench: needs sqlite3 (apt-get install s
 shapes=(
   "kernel-heavy:$CORPUS/cupy-gtls_rtx3060_nsys2023.1.sqlite"
   "training:$CORPUS/pytorch-aiprofiler-train-baseline_reexport2025.3.sqlite"
-  "sync-heavy:fixtures/syncs_lean.sqlite"
+  "sync-heavy:fixtures/syncs_lean.sqlite.gz"
 )
 
 # The machine is shared and one run varies by a third: each command runs
@@ -80,8 +80,17 @@ for gb in "${SIZES[@]}"; do
   for shape in "${shapes[@]}"; do
     name=${shape%%:*} src=${shape#*:}
     [ -f "$src" ] || { echo "bench: $src absent, $name skipped" >&2; continue; }
-    f="$TMP/nsyssync-bench-$(basename "$src" .sqlite)-${gb}GB.sqlite"
-    [ -s "$f" ] || bin/nsysgen -q -src "$src" -out "$f" -size "${gb}GiB"
+    base=$(basename "${src%.gz}" .sqlite)
+    f="$TMP/nsyssync-bench-$base-${gb}GB.sqlite"
+    if [ ! -s "$f" ]; then
+      plain=$src
+      if [ "${src%.gz}" != "$src" ]; then # nsysgen reads a plain SQLite file
+        plain="$TMP/nsyssync-bench-$base.sqlite"
+        gzip -dc "$src" >"$plain"
+      fi
+      bin/nsysgen -q -src "$plain" -out "$f" -size "${gb}GiB"
+      [ "$plain" = "$src" ] || rm -f "$plain"
+    fi
     n=$(rows "$f")
     out="$TMP/nsyssync-bench-out.json"
     read -r inv_s inv_r inv_m <<<"$(timed "$out" bin/nsyssync analyze --no-estimate --format json "$f")"

@@ -8,9 +8,19 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/nsyssync/nsyssync/internal/fixturegz"
 )
 
-const leanFixture = "../fixtures/syncs_lean.sqlite"
+const leanFixture = "../fixtures/syncs_lean.sqlite.gz"
+
+// leanPlain is leanFixture as a plain SQLite file, decompressed into the
+// test's temporary directory, for the tests that copy, cut, corrupt or
+// change its bytes.
+func leanPlain(tb testing.TB) string {
+	tb.Helper()
+	return fixturegz.Plain(tb, "../fixtures", "syncs_lean")
+}
 
 // makeDB builds a small SQLite file from statements, for the bad-input and
 // old-schema cases that no real export provides.
@@ -81,7 +91,8 @@ const runtimeDDL = `CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INTEGER NOT 
 // TestBadInput checks that every kind of bad file gives one error line that
 // names the file and the problem, and leaves the file unchanged.
 func TestBadInput(t *testing.T) {
-	stat, err := os.Stat(leanFixture)
+	lean := leanPlain(t)
+	stat, err := os.Stat(lean)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,12 +110,12 @@ func TestBadInput(t *testing.T) {
 		{"missing file", func(t *testing.T) string { return filepath.Join(t.TempDir(), "absent.sqlite") }, os.ErrNotExist, "no such file"},
 		{"truncated export", func(t *testing.T) string {
 			p := filepath.Join(t.TempDir(), "truncated.sqlite")
-			copyFile(t, leanFixture, p, half)
+			copyFile(t, lean, p, half)
 			return p
 		}, ErrTruncated, "truncated"},
 		{"truncated header", func(t *testing.T) string {
 			p := filepath.Join(t.TempDir(), "header.sqlite")
-			copyFile(t, leanFixture, p, 40)
+			copyFile(t, lean, p, 40)
 			return p
 		}, ErrTruncated, "truncated"},
 		{"not an nsys export", func(t *testing.T) string {
@@ -172,7 +183,7 @@ func TestBadInput(t *testing.T) {
 // TestCorruptPages flips bytes inside a real export: the reader may fail,
 // with one clear line, or succeed, but never panic.
 func TestCorruptPages(t *testing.T) {
-	data, err := os.ReadFile(leanFixture)
+	data, err := os.ReadFile(leanPlain(t))
 	if err != nil {
 		t.Fatal(err)
 	}

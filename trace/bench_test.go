@@ -111,7 +111,9 @@ func benchInventory(b *testing.B, src string) {
 
 // BenchmarkInventorySyncHeavy: the lean PyTorch fixture (43 syncs in 67
 // kernels) replicated to NSYSSYNC_BENCH_GB.
-func BenchmarkInventorySyncHeavy(b *testing.B) { benchInventory(b, leanFixture) }
+func BenchmarkInventorySyncHeavy(b *testing.B) {
+	benchInventory(b, fixturegz.Plain(b, "../fixtures", "syncs_lean"))
+}
 
 // BenchmarkInventoryKernelHeavy: a CuPy trace of the corpus (30 syncs in
 // 23k kernels) replicated likewise.

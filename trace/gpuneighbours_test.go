@@ -280,7 +280,7 @@ func TestGPUOpsShared(t *testing.T) {
 // TestGPUNeighboursPatterns logs what the lean patterns fixture shows
 // around its syncs: the names the classifier's rules read.
 func TestGPUNeighboursPatterns(t *testing.T) {
-	tr := loadFile(t, "../fixtures/patterns_lean.sqlite", LoadOptions{})
+	tr := loadFile(t, "../fixtures/patterns_lean.sqlite.gz", LoadOptions{})
 	short := func(ops []GPUOpRef) string {
 		var parts []string
 		for _, op := range ops {

@@ -25,6 +25,11 @@ import (
 // gzipMagic is the first two bytes of every gzip stream (RFC 1952).
 var gzipMagic = []byte{0x1f, 0x8b}
 
+// IsGzipped says whether the regular file at path starts with gzip's
+// magic bytes (a gzipped export, which Open reads as it is). Any problem
+// opening or reading it answers false: Open reports it, in its own words.
+func IsGzipped(path string) bool { return isGzip(path) }
+
 // isGzip says whether the regular file at path starts with gzip's magic
 // bytes. Any problem opening or reading it answers false: checkHeader
 // reports it, in its own words.

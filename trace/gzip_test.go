@@ -52,8 +52,9 @@ func tempEntries(t *testing.T, dir string) []string {
 // the export itself, the user's file is left as it was, and the unpacked
 // copy lives only while the export is open.
 func TestGzippedExport(t *testing.T) {
+	plain := leanPlain(t)
 	tmp := privateTemp(t)
-	raw, err := os.ReadFile(leanFixture)
+	raw, err := os.ReadFile(plain)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +85,7 @@ func TestGzippedExport(t *testing.T) {
 		t.Error("the gzipped export changed")
 	}
 
-	want := loadFile(t, leanFixture, LoadOptions{})
+	want := loadFile(t, plain, LoadOptions{})
 	if len(got.Syncs) == 0 || len(got.Syncs) != len(want.Syncs) || got.Stats != want.Stats {
 		t.Fatalf("gzipped: %d syncs, %d calls, %d GPU ops; the export itself: %d, %d, %d",
 			len(got.Syncs), got.Stats.APICalls, got.Stats.GPUOps, len(want.Syncs), want.Stats.APICalls, want.Stats.GPUOps)
@@ -99,7 +100,7 @@ func TestGzippedExport(t *testing.T) {
 // TestBadGzip checks that a gzip file that holds no readable export gets
 // one error line naming the file, and leaves no unpacked copy behind.
 func TestBadGzip(t *testing.T) {
-	raw, err := os.ReadFile(leanFixture)
+	raw, err := os.ReadFile(leanPlain(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,8 +145,9 @@ func TestBadGzip(t *testing.T) {
 
 // TestGzipCancelled: a cancelled unpacking stops and removes its copy.
 func TestGzipCancelled(t *testing.T) {
+	plain := leanPlain(t)
 	tmp := privateTemp(t)
-	raw, err := os.ReadFile(leanFixture)
+	raw, err := os.ReadFile(plain)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,10 +14,10 @@ func TestOpsBefore(t *testing.T) {
 		fixture string
 		want    bool
 	}{
-		{"../fixtures/patterns_autograd.sqlite", true},
-		{"../fixtures/syncs_autograd.sqlite", true},
-		{"../fixtures/patterns_lean.sqlite", false},
-		{"../fixtures/patterns_backtrace.sqlite", false},
+		{"../fixtures/patterns_autograd.sqlite.gz", true},
+		{"../fixtures/syncs_autograd.sqlite.gz", true},
+		{"../fixtures/patterns_lean.sqlite.gz", false},
+		{"../fixtures/patterns_backtrace.sqlite.gz", false},
 	} {
 		tr := loadFile(t, tc.fixture, LoadOptions{})
 		filled := 0
@@ -48,7 +48,7 @@ func TestOpsBefore(t *testing.T) {
 
 	// patterns.py's print(loss): torch/_tensor_str.py runs isfinite, ne and
 	// __and__ before its masked_select, the first sync of each print.
-	tr := loadFile(t, "../fixtures/patterns_autograd.sqlite", LoadOptions{})
+	tr := loadFile(t, "../fixtures/patterns_autograd.sqlite.gz", LoadOptions{})
 	found := 0
 	for i := range tr.Syncs {
 		s := &tr.Syncs[i]

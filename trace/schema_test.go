@@ -69,7 +69,7 @@ func TestSchemaVariants(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			path := copyFixture(t, leanFixture, tc.stmts...)
+			path := copyFixture(t, leanPlain(t), tc.stmts...)
 			tc.check(t, loadFile(t, path, LoadOptions{}))
 		})
 	}

@@ -9,6 +9,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/nsyssync/nsyssync/internal/fixturegz"
 )
 
 // layoutVariant rebuilds a table of an export with the same rows in
@@ -113,7 +115,7 @@ func rebuildTables(t *testing.T, path string, v layoutVariant, tables []string) 
 // every column one slot off (0 syncs, exit 0), and the SQL path used to
 // ask a WITHOUT ROWID table for its rowid (issue 14, item 8).
 func TestLoadTableLayouts(t *testing.T) {
-	const fixture = "../fixtures/syncs_backtrace.sqlite"
+	fixture := fixturegz.Plain(t, "../fixtures", "syncs_backtrace") // copied and rebuilt below
 	tables := []string{tableRuntime, tableSync, tableKernel, tableMemcpy, tableCudaEvent}
 	want, err := loadWith(t, fixture, false)
 	if err != nil {

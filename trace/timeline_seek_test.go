@@ -83,7 +83,7 @@ func TestTimelineRows(t *testing.T) {
 // order is refused by the rowid reader (a caller then scans), and counted
 // whole by TimelineRows.
 func TestTimelinesByStartUnordered(t *testing.T) {
-	path := copyFixture(t, leanFixture,
+	path := copyFixture(t, leanPlain(t),
 		`UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET start = start + 1000000000000, "end" = "end" + 1000000000000 WHERE rowid = (SELECT min(rowid) FROM CUPTI_ACTIVITY_KIND_RUNTIME)`)
 	x, err := Open(t0(), path)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nsyssync/nsyssync/internal/fixturegz"
 	"github.com/nsyssync/nsyssync/trace"
 )
 
@@ -20,7 +21,7 @@ func nightDir(t *testing.T) (dir string, good, bad []string) {
 	dir = t.TempDir()
 	for _, name := range goodFixtures {
 		dst := filepath.Join(dir, name)
-		copyFile(t, filepath.Join(fixturesDir, name), dst)
+		copyFile(t, storedFixture(name), dst)
 		good = append(good, dst)
 	}
 	if haveCorpus() {
@@ -38,7 +39,7 @@ func nightDir(t *testing.T) (dir string, good, bad []string) {
 		t.Log("no shared corpus beside the checkout: fixtures only")
 	}
 	// A real export cut short, as a copy interrupted mid-transfer leaves it.
-	whole, err := os.ReadFile(filepath.Join(fixturesDir, "syncs_lean.sqlite"))
+	whole, err := os.ReadFile(fixturegz.Plain(t, fixturesDir, "syncs_lean"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,7 +204,7 @@ func TestNsysRepConversion(t *testing.T) {
 	repDir := t.TempDir()
 	rep := filepath.Join(repDir, "night.nsys-rep")
 	os.WriteFile(rep, []byte("report bytes"), 0o644)
-	fixture, _ := filepath.Abs(filepath.Join(fixturesDir, "syncs_lean.sqlite"))
+	fixture, _ := filepath.Abs(fixturegz.Plain(t, fixturesDir, "syncs_lean")) // nsys writes a plain export
 	bin := t.TempDir()
 	script := "#!/bin/sh\nout=''\nwhile [ $# -gt 1 ]; do [ \"$1\" = -o ] && out=$2; shift; done\ncp '" + fixture + "' \"$out\"\n"
 	if err := os.WriteFile(filepath.Join(bin, "nsys"), []byte(script), 0o755); err != nil {

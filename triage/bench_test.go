@@ -17,7 +17,13 @@ import (
 // would in a real night).
 func benchNight(b *testing.B, n int) string {
 	b.Helper()
-	sources, _ := filepath.Glob(filepath.Join(fixturesDir, "*.sqlite"))
+	// The seven exports of fixtures/README.md, stored gzipped: copyFile
+	// decompresses them into the night.
+	var sources []string
+	for _, prefix := range []string{"multiproc_", "patterns_", "syncs_"} {
+		gz, _ := filepath.Glob(filepath.Join(fixturesDir, prefix+"*.sqlite.gz"))
+		sources = append(sources, gz...)
+	}
 	corpus, _ := filepath.Glob(filepath.Join(corpusDir, "*.sqlite"))
 	sources = append(sources, corpus...)
 	if len(sources) == 0 {
@@ -26,7 +32,7 @@ func benchNight(b *testing.B, n int) string {
 	dir := b.TempDir()
 	for i := range n {
 		src := sources[i%len(sources)]
-		copyFile(b, src, filepath.Join(dir, fmt.Sprintf("night_%03d_%s", i, filepath.Base(src))))
+		copyFile(b, src, filepath.Join(dir, fmt.Sprintf("night_%03d_%s", i, strings.TrimSuffix(filepath.Base(src), ".gz"))))
 	}
 	return dir
 }

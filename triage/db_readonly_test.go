@@ -136,7 +136,7 @@ func TestOpenDBReadOnlyRefuses(t *testing.T) {
 		t.Fatal(err)
 	}
 	export := filepath.Join(t.TempDir(), "export.sqlite")
-	copyFile(t, filepath.Join(fixturesDir, "syncs_lean.sqlite"), export)
+	copyFile(t, filepath.Join(fixturesDir, "syncs_lean.sqlite.gz"), export)
 	for _, tc := range []struct {
 		name, path string
 		is         error

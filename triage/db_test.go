@@ -40,7 +40,7 @@ func TestDatabaseTwoRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	night1, night2 := nightly(t, "syncs_lean.sqlite"), nightly(t, "syncs_autograd.sqlite")
+	night1, night2 := nightly(t, "syncs_lean.sqlite.gz"), nightly(t, "syncs_autograd.sqlite.gz")
 	run1 := recordRun(t, db, "2025-11-20", night1)
 	run2 := recordRun(t, db, "2025-11-21", night2)
 	old, cur := sitesByFingerprint(night1[0].Doc), sitesByFingerprint(night2[0].Doc)
@@ -215,7 +215,7 @@ func TestOpenDBRefuses(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	export := filepath.Join(dir, "export.sqlite")
-	copyFile(t, filepath.Join(fixturesDir, "syncs_lean.sqlite"), export)
+	copyFile(t, filepath.Join(fixturesDir, "syncs_lean.sqlite.gz"), export)
 	before, _ := os.ReadFile(export)
 	if _, err := OpenDB(ctx, export); !errors.Is(err, ErrNotFindingsDB) {
 		t.Errorf("export opened as findings database: %v", err)

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/nsyssync/nsyssync/analysis"
@@ -76,7 +77,7 @@ func TestSnapshotFromJSONReport(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	var stream bytes.Buffer
-	for _, f := range []string{"syncs_backtrace.sqlite", "patterns_lean.sqlite"} {
+	for _, f := range []string{"syncs_backtrace.sqlite.gz", "patterns_lean.sqlite.gz"} {
 		an, err := analysis.Analyze(ctx, filepath.Join(fixturesDir, f), analysis.Options{})
 		if err != nil {
 			t.Fatal(err)
@@ -94,8 +95,8 @@ func TestSnapshotFromJSONReport(t *testing.T) {
 	}
 	exports := filepath.Join(dir, "exports")
 	os.Mkdir(exports, 0o755)
-	for _, f := range []string{"syncs_backtrace.sqlite", "patterns_lean.sqlite"} {
-		copyFile(t, filepath.Join(fixturesDir, f), filepath.Join(exports, f))
+	for _, f := range []string{"syncs_backtrace.sqlite.gz", "patterns_lean.sqlite.gz"} {
+		copyFile(t, filepath.Join(fixturesDir, f), filepath.Join(exports, strings.TrimSuffix(f, ".gz")))
 	}
 	// The exports are estimated as the JSON reports were: savings match too.
 	fromExports, err := LoadSnapshot(ctx, exports, Options{Jobs: 2})

@@ -22,7 +22,7 @@ const hostile = "step\x1b]0;PWNED\x07\x1b[2J\u009b31m\u202etxt.exe\tcol\n![x](ht
 // whose path and error carry it too.
 func hostileResults(t *testing.T) []Result {
 	t.Helper()
-	doc := directDocument(t, filepath.Join(fixturesDir, "multiproc_lean.sqlite"))
+	doc := directDocument(t, filepath.Join(fixturesDir, "multiproc_lean.sqlite.gz"))
 	doc.Trace.Path = "fixtures/" + hostile
 	for i := range doc.Sites {
 		s := &doc.Sites[i]

@@ -1,14 +1,17 @@
 package triage
 
 import (
+	"compress/gzip"
 	"context"
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/nsyssync/nsyssync/analysis"
 	"github.com/nsyssync/nsyssync/contract"
+	"github.com/nsyssync/nsyssync/internal/fixturegz"
 	"github.com/nsyssync/nsyssync/report"
 	"github.com/nsyssync/nsyssync/trace"
 )
@@ -18,9 +21,17 @@ const (
 	corpusDir   = "../../shared/corpus"
 )
 
-// goodFixtures are real exports of the repository that analyse cleanly.
+// goodFixtures are real exports of the repository that analyse cleanly,
+// by the name of their copy in a night (storedFixture finds the file).
 var goodFixtures = []string{"syncs_lean.sqlite", "syncs_autograd.sqlite", "syncs_backtrace.sqlite", "multiproc_lean.sqlite",
 	"patterns_lean.sqlite", "gt_item_small.sqlite.gz"}
+
+// storedFixture is the repository's file of the fixture NAME.sqlite or
+// NAME.sqlite.gz: NAME.sqlite where it exists, else NAME.sqlite.gz, as
+// the fixtures are stored (copyFile decompresses it into a plain name).
+func storedFixture(name string) string {
+	return fixturegz.Path(fixturesDir, strings.TrimSuffix(strings.TrimSuffix(name, ".gz"), ".sqlite"))
+}
 
 // corpusGood are real third-party exports of the shared corpus that
 // analyse cleanly; corpusNoCUDA is one that has no CUDA trace.
@@ -29,7 +40,8 @@ var corpusGood = []string{"pytorch-cnn-dlprof_rtx2070s_nsys2022.1.sqlite", "open
 
 const corpusNoCUDA = "icon-graupel-no-cuda-trace_reexport2025.3.sqlite"
 
-// copyFile copies src to dst.
+// copyFile copies src to dst; a gzipped src (NAME.sqlite.gz, as the
+// fixtures are stored) is decompressed unless dst ends in .gz too.
 func copyFile(t testing.TB, src, dst string) {
 	t.Helper()
 	in, err := os.Open(src)
@@ -37,11 +49,19 @@ func copyFile(t testing.TB, src, dst string) {
 		t.Fatal(err)
 	}
 	defer in.Close()
+	var r io.Reader = in
+	if strings.HasSuffix(src, ".gz") && !strings.HasSuffix(dst, ".gz") {
+		zr, err := gzip.NewReader(in)
+		if err != nil {
+			t.Fatalf("%s: %v", src, err)
+		}
+		r = zr
+	}
 	out, err := os.Create(dst)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := io.Copy(out, in); err != nil {
+	if _, err := io.Copy(out, r); err != nil {
 		t.Fatal(err)
 	}
 	if err := out.Close(); err != nil {

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/nsyssync/nsyssync/internal/fixturegz"
 )
 
 // fakeNsys writes an nsys stand-in into a directory put first on the
@@ -41,7 +43,7 @@ done
 // analysis is the fixture's, and nothing is left in the temporary
 // directory or written beside the reports (issue 14, item 9).
 func TestNsysRepArguments(t *testing.T) {
-	fixture, err := filepath.Abs(filepath.Join(fixturesDir, "syncs_lean.sqlite"))
+	fixture, err := filepath.Abs(fixturegz.Plain(t, fixturesDir, "syncs_lean")) // nsys writes a plain export
 	if err != nil {
 		t.Fatal(err)
 	}

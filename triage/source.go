@@ -9,6 +9,7 @@ import (
 	"os"
 
 	"github.com/nsyssync/nsyssync/internal/safefile"
+	"github.com/nsyssync/nsyssync/trace"
 )
 
 // sqliteMagic starts every SQLite database file.
@@ -31,7 +32,7 @@ func IsSQLite(path string) (bool, error) {
 }
 
 // LoadSnapshot reads one side of a comparison from path: an export
-// (.sqlite or .nsys-rep) or a directory of them, analysed with opt, or a
+// (.sqlite, .sqlite.gz or .nsys-rep) or a directory of them, analysed with opt, or a
 // JSON report (`analyze --format json`, one document or several) or
 // JSON Lines file (`batch --format jsonl`). A single export that cannot
 // be analysed is an error; in a directory or a JSON Lines file, failed
@@ -49,7 +50,7 @@ func LoadSnapshot(ctx context.Context, path string, opt Options) (*Snapshot, err
 	if err != nil {
 		return nil, err
 	}
-	if isDB {
+	if isDB || trace.IsGzipped(path) { // an export, or one gzipped (trace reads both)
 		return snap, analyseInto(ctx, snap, []Input{{Path: path}}, opt, false)
 	}
 	f, err := safefile.OpenRegular(path)

@@ -14,7 +14,7 @@ import (
 // whose document holds the site's fingerprint, and every such input is
 // listed.
 func TestTraceColumn(t *testing.T) {
-	results, holds := fixtureResults(t, 2, "syncs_lean.sqlite", "syncs_autograd.sqlite", "multiproc_lean.sqlite")
+	results, holds := fixtureResults(t, 2, "syncs_lean.sqlite.gz", "syncs_autograd.sqlite.gz", "multiproc_lean.sqlite.gz")
 	sum := NewSummary()
 	for _, r := range results {
 		sum.Add(r)
@@ -39,7 +39,7 @@ func TestTraceColumn(t *testing.T) {
 	if err := rep.WriteText(&text); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(text.String(), "TRACE ") || !strings.Contains(text.String(), "syncs_autograd.sqlite") ||
+	if !strings.Contains(text.String(), "TRACE ") || !strings.Contains(text.String(), "syncs_autograd.sqlite.gz") ||
 		!strings.Contains(text.String(), " +1 more") {
 		t.Errorf("batch text has no trace column:\n%s", text.String())
 	}
@@ -65,7 +65,7 @@ func TestTraceColumn(t *testing.T) {
 	if err := WriteTopText(&hist, top); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(hist.String(), "TRACE") || !strings.Contains(hist.String(), "multiproc_lean.sqlite") {
+	if !strings.Contains(hist.String(), "TRACE") || !strings.Contains(hist.String(), "multiproc_lean.sqlite.gz") {
 		t.Errorf("history top table has no trace column:\n%s", hist.String())
 	}
 	hist.Reset()
@@ -89,8 +89,8 @@ func TestDiffTraceColumn(t *testing.T) {
 		}
 		return s, holds
 	}
-	old, oldHolds := side("old", "syncs_lean.sqlite", "syncs_autograd.sqlite")
-	cur, curHolds := side("new", "syncs_lean.sqlite", "multiproc_lean.sqlite")
+	old, oldHolds := side("old", "syncs_lean.sqlite.gz", "syncs_autograd.sqlite.gz")
+	cur, curHolds := side("new", "syncs_lean.sqlite.gz", "multiproc_lean.sqlite.gz")
 	d := Compare(old, cur, 0)
 	if d.Count(StatusGone) == 0 || d.Count(StatusNew) == 0 {
 		t.Fatalf("no gone or no new site (%d changes): the test does not see both sides", len(d.Changes))
@@ -114,8 +114,8 @@ func TestDiffTraceColumn(t *testing.T) {
 	if !strings.Contains(js.String(), `"trace_paths": [`) {
 		t.Errorf("diff JSON has no trace_paths:\n%s", js.String())
 	}
-	if !strings.Contains(text.String(), " TRACE ") || !strings.Contains(text.String(), "syncs_autograd.sqlite") ||
-		!strings.Contains(text.String(), "multiproc_lean.sqlite") {
+	if !strings.Contains(text.String(), " TRACE ") || !strings.Contains(text.String(), "syncs_autograd.sqlite.gz") ||
+		!strings.Contains(text.String(), "multiproc_lean.sqlite.gz") {
 		t.Errorf("diff text has no trace column:\n%s", text.String())
 	}
 }

@@ -2,7 +2,10 @@ package main
 
 import (
 	"bufio"
+	"bytes"
+	"compress/gzip"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,13 +16,25 @@ import (
 )
 
 // batchFixtures are real exports the batch tests copy into a night.
-var batchFixtures = []string{"syncs_lean.sqlite", "syncs_autograd.sqlite", "syncs_backtrace.sqlite", "multiproc_lean.sqlite", "patterns_lean.sqlite"}
+var batchFixtures = []string{"syncs_lean.sqlite.gz", "syncs_autograd.sqlite.gz", "syncs_backtrace.sqlite.gz", "multiproc_lean.sqlite.gz", "patterns_lean.sqlite.gz"}
 
+// copyInto copies the export src into dir/name and returns its path; a
+// gzipped src (NAME.sqlite.gz, as the fixtures are stored) is
+// decompressed unless name ends in .gz too.
 func copyInto(t *testing.T, dir, src, name string) string {
 	t.Helper()
 	b, err := os.ReadFile(src)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if strings.HasSuffix(src, ".gz") && !strings.HasSuffix(name, ".gz") {
+		zr, err := gzip.NewReader(bytes.NewReader(b))
+		if err != nil {
+			t.Fatalf("%s: %v", src, err)
+		}
+		if b, err = io.ReadAll(zr); err != nil {
+			t.Fatalf("%s: %v", src, err)
+		}
 	}
 	dst := filepath.Join(dir, name)
 	if err := os.WriteFile(dst, b, 0o644); err != nil {
@@ -34,10 +49,10 @@ func night(t *testing.T, corrupt bool) (dir string, good []string, bad string) {
 	t.Helper()
 	dir = t.TempDir()
 	for _, f := range batchFixtures {
-		good = append(good, copyInto(t, dir, filepath.Join("../../fixtures", f), f))
+		good = append(good, copyInto(t, dir, filepath.Join("../../fixtures", f), strings.TrimSuffix(f, ".gz")))
 	}
 	if corrupt {
-		b, _ := os.ReadFile(filepath.Join("../../fixtures", batchFixtures[0]))
+		b, _ := os.ReadFile(good[0])
 		bad = filepath.Join(dir, "cut_short.sqlite")
 		os.WriteFile(bad, b[:len(b)/2], 0o644)
 	}

@@ -84,8 +84,8 @@ func settledGoroutines(want int) int {
 func TestCancelMidRun(t *testing.T) {
 	dir := t.TempDir()
 	a := copyInto(t, dir, fixture, "backtrace.sqlite")
-	copyInto(t, dir, "../../fixtures/syncs_lean.sqlite", "lean.sqlite")
-	copyInto(t, dir, "../../fixtures/multiproc_lean.sqlite", "multiproc.sqlite")
+	copyInto(t, dir, "../../fixtures/syncs_lean.sqlite.gz", "lean.sqlite")
+	copyInto(t, dir, "../../fixtures/multiproc_lean.sqlite.gz", "multiproc.sqlite")
 	out := t.TempDir()
 	report := filepath.Join(out, "report")
 	tests := []struct {
@@ -172,7 +172,8 @@ func checkCancelled(t *testing.T, args []string, output string, k int64) {
 func TestCancelLargeExport(t *testing.T) {
 	dir := t.TempDir()
 	big := filepath.Join(dir, "big.sqlite")
-	_, err := tracegen.Generate(context.Background(), tracegen.Options{Source: "../../fixtures/syncs_lean.sqlite", Output: big, Copies: 400})
+	lean := copyInto(t, t.TempDir(), "../../fixtures/syncs_lean.sqlite.gz", "lean.sqlite") // tracegen reads a plain SQLite file
+	_, err := tracegen.Generate(context.Background(), tracegen.Options{Source: lean, Output: big, Copies: 400})
 	if err != nil {
 		t.Fatal(err)
 	}

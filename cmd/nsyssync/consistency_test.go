@@ -67,13 +67,13 @@ func TestCommandsAgree(t *testing.T) {
 		fixture   string
 		estimated bool // the fixture has savings to compare
 	}{
-		{"syncs_backtrace.sqlite", true},
-		{"patterns_lean.sqlite", true},
-		{"multiproc_lean.sqlite", true},
+		{"syncs_backtrace.sqlite.gz", true},
+		{"patterns_lean.sqlite.gz", true},
+		{"multiproc_lean.sqlite.gz", true},
 	} {
 		t.Run(tc.fixture, func(t *testing.T) {
 			dir := t.TempDir()
-			export := copyInto(t, dir, filepath.Join("../../fixtures", tc.fixture), tc.fixture)
+			export := copyInto(t, dir, filepath.Join("../../fixtures", tc.fixture), strings.TrimSuffix(tc.fixture, ".gz"))
 			with := func(args ...string) []string { return append(append(args, src...), export) }
 
 			var doc contract.Document

@@ -16,7 +16,7 @@ import (
 func recordNights(t *testing.T) (db string, nights [2]string) {
 	t.Helper()
 	db = filepath.Join(t.TempDir(), "triage.db")
-	for i, f := range []string{"syncs_lean.sqlite", "syncs_autograd.sqlite"} {
+	for i, f := range []string{"syncs_lean.sqlite.gz", "syncs_autograd.sqlite.gz"} {
 		dir := t.TempDir()
 		nights[i] = copyInto(t, dir, filepath.Join("../../fixtures", f), "nightly.sqlite")
 		if code, _, errOut := runCLI(t, "batch", "--db", db, "--run", []string{"monday", "tuesday"}[i], dir); code != exitOK {
@@ -83,14 +83,22 @@ func TestDiffReportAgainstItsExport(t *testing.T) {
 		name, fixture string
 		flags         []string // given to analyze and diff alike
 		estimated     bool
+		gzipped       bool // diff reads the gzipped export as it is
 	}{
-		{"backtraces", "syncs_backtrace.sqlite", nil, true},
-		{"backtraces, nvtx measured", "syncs_backtrace.sqlite", []string{"--nvtx", "measured"}, true},
-		{"autograd", "syncs_autograd.sqlite", nil, true},
-		{"no estimate", "syncs_backtrace.sqlite", []string{"--no-estimate"}, false},
+		{"backtraces", "syncs_backtrace.sqlite.gz", nil, true, false},
+		{"backtraces, the export gzipped", "syncs_backtrace.sqlite.gz", nil, true, true},
+		{"backtraces, nvtx measured", "syncs_backtrace.sqlite.gz", []string{"--nvtx", "measured"}, true, false},
+		{"autograd", "syncs_autograd.sqlite.gz", nil, true, false},
+		{"no estimate", "syncs_backtrace.sqlite.gz", []string{"--no-estimate"}, false, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			export := filepath.Join("../../fixtures", tc.fixture)
+			// A plain copy, or the gzipped export itself: diff tells either
+			// from a JSON report by its first bytes.
+			name := strings.TrimSuffix(tc.fixture, ".gz")
+			if tc.gzipped {
+				name = tc.fixture
+			}
+			export := copyInto(t, t.TempDir(), filepath.Join("../../fixtures", tc.fixture), name)
 			unchanged(t, export)
 			code, js, errOut := runCLI(t, append(append([]string{"analyze", "--format", "json"}, tc.flags...), export)...)
 			if code != exitOK {

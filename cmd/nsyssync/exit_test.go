@@ -23,8 +23,10 @@ func TestExitCodes(t *testing.T) {
 	badYAML := filepath.Join(dir, "allow.yaml")
 	writeFile(t, notes, "not a database\n")
 	writeFile(t, badYAML, "sites:\n  - nope: [\n")
-	lean := "../../fixtures/syncs_lean.sqlite"
-	autograd := "../../fixtures/syncs_autograd.sqlite"
+	// Plain copies of the gzipped fixtures: diff and merge tell an export
+	// or a database from a JSON report by SQLite's header.
+	lean := copyInto(t, dir, "../../fixtures/syncs_lean.sqlite.gz", "syncs_lean.sqlite")
+	autograd := copyInto(t, dir, "../../fixtures/syncs_autograd.sqlite.gz", "syncs_autograd.sqlite")
 	// -o into a directory that does not exist, relative as a user types it.
 	const noDir = "missing/dir/x.txt"
 

@@ -10,7 +10,7 @@ import (
 // --gate-likely it counts them and fails. --gate-likely without the gate
 // is a usage error.
 func TestGateLikelyFlag(t *testing.T) {
-	const lean = "../../fixtures/syncs_lean.sqlite"
+	const lean = "../../fixtures/syncs_lean.sqlite.gz"
 	for _, tc := range []struct {
 		name   string
 		args   []string

@@ -16,7 +16,7 @@ func TestAnalyzeGzipped(t *testing.T) {
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp)
 	dir := t.TempDir()
-	plain := copyInto(t, dir, "../../fixtures/syncs_lean.sqlite", "night.sqlite")
+	plain := copyInto(t, dir, "../../fixtures/syncs_lean.sqlite.gz", "night.sqlite")
 	raw, err := os.ReadFile(plain)
 	if err != nil {
 		t.Fatal(err)

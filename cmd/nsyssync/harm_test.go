@@ -28,7 +28,7 @@ func newHarmEnv(t *testing.T) *harmEnv {
 	t.Helper()
 	e := &harmEnv{exports: t.TempDir(), out: t.TempDir()}
 	e.a = copyInto(t, e.exports, fixture, "backtrace.sqlite")
-	e.b = copyInto(t, e.exports, "../../fixtures/syncs_lean.sqlite", "lean.sqlite")
+	e.b = copyInto(t, e.exports, "../../fixtures/syncs_lean.sqlite.gz", "lean.sqlite")
 	e.db = filepath.Join(e.out, "triage.db")
 	e.shardDB = filepath.Join(e.out, "shard.db")
 	e.jsonl = filepath.Join(e.out, "night.jsonl")

@@ -12,7 +12,7 @@ import (
 	"github.com/nsyssync/nsyssync/contract"
 )
 
-const fixture = "../../fixtures/syncs_backtrace.sqlite"
+const fixture = "../../fixtures/syncs_backtrace.sqlite.gz"
 
 func runCLI(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()

@@ -71,7 +71,7 @@ func TestReadOnlyCommandsKeepOlderDatabase(t *testing.T) {
 		}
 	}
 	// The writer migrates it.
-	if code, _, errOut := runCLI(t, "batch", "--db", db, "--run", "wednesday", filepath.Join("../../fixtures", "syncs_lean.sqlite")); code != exitOK {
+	if code, _, errOut := runCLI(t, "batch", "--db", db, "--run", "wednesday", filepath.Join("../../fixtures", "syncs_lean.sqlite.gz")); code != exitOK {
 		t.Fatalf("batch on the older database: exit %d: %s", code, errOut)
 	}
 	if after, _ := os.ReadFile(db); bytes.Equal(before, after) {

@@ -236,7 +236,7 @@ func TestSIGTERM(t *testing.T) {
 		t.Skip("runs a child process")
 	}
 	dir, out := t.TempDir(), t.TempDir()
-	abs, err := filepath.Abs(fixture)
+	abs, err := filepath.Abs(copyInto(t, t.TempDir(), fixture, "backtrace.sqlite"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nsyssync/nsyssync/internal/fixturegz"
 	_ "modernc.org/sqlite"
 )
 
@@ -199,10 +200,26 @@ func checkSame(t *testing.T, path string, nparts int) {
 	}
 }
 
-// TestScanMatchesSQLiteOnFixtures reads every table of every real export in
-// fixtures/ both ways, whole and in parts.
+// fixtureExports decompresses the real exports of fixtures/README.md's
+// table (fixtures/{multiproc,patterns,syncs}_*.sqlite.gz) into a temporary
+// directory and returns their paths: both readers take a plain SQLite file.
+func fixtureExports(t *testing.T) []string {
+	t.Helper()
+	dir := t.TempDir()
+	var paths []string
+	for _, prefix := range []string{"multiproc_", "patterns_", "syncs_"} {
+		gz, _ := filepath.Glob("../../fixtures/" + prefix + "*.sqlite.gz")
+		for _, p := range gz {
+			paths = append(paths, fixturegz.Gunzip(t, p, dir))
+		}
+	}
+	return paths
+}
+
+// TestScanMatchesSQLiteOnFixtures reads every table of the real exports of
+// fixtures/ (fixtureExports) both ways, whole and in parts.
 func TestScanMatchesSQLiteOnFixtures(t *testing.T) {
-	paths, _ := filepath.Glob("../../fixtures/*.sqlite")
+	paths := fixtureExports(t)
 	if len(paths) == 0 {
 		t.Fatal("no fixtures found")
 	}
@@ -293,8 +310,7 @@ func checkInts(t *testing.T, path string) {
 }
 
 func TestScanIntsMatchesSQLite(t *testing.T) {
-	paths, _ := filepath.Glob("../../fixtures/*.sqlite")
-	paths = append(paths, buildDB(t, 4096))
+	paths := append(fixtureExports(t), buildDB(t, 4096))
 	for _, p := range paths {
 		t.Run(filepath.Base(p), func(t *testing.T) { checkInts(t, p) })
 	}
