@@ -74,16 +74,13 @@ func (o Options) profilerOverhead() (int64, string) {
 func (c *Constants) setProfilerOverheads(opt Options) {
 	inferred, lo := &c.inferred, c.fromLaunches
 	flat, src := opt.profilerOverhead()
-	switch {
-	case src != "default" || opt.InferProfilerOverhead:
-		c.ProfilerOverheadNs, c.Sources["profiler_overhead_ns"] = flat, src
-	case opt.LaunchProfilerOverhead && lo.Ok:
-		c.ProfilerOverheadNs, c.Sources["profiler_overhead_ns"] = lo.Ns, lo.Source()
-	case lo.Ok:
-		c.ProfilerOverheadNs = flat
-		c.Sources["profiler_overhead_ns"] = fmt.Sprintf("default (the launches would give %d ns: %s)", lo.Ns, lo.Source())
-	default:
-		c.ProfilerOverheadNs, c.Sources["profiler_overhead_ns"] = flat, src
+	c.ProfilerOverheadNs, c.Sources["profiler_overhead_ns"] = flat, src
+	if src == "default" && !opt.InferProfilerOverhead && lo.Ok {
+		if opt.LaunchProfilerOverhead {
+			c.ProfilerOverheadNs, c.Sources["profiler_overhead_ns"] = lo.Ns, lo.Source()
+		} else {
+			c.Sources["profiler_overhead_ns"] = fmt.Sprintf("default (the launches would give %d ns: %s)", lo.Ns, lo.Source())
+		}
 	}
 	var cal whatif.Overheads
 	if opt.Calibration != nil {

@@ -2,7 +2,6 @@ package whatif
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 )
 
@@ -73,12 +72,7 @@ func OverheadFromLaunches(launchNs []int64, fallback int64) LaunchOverhead {
 	if len(launchNs) < LaunchOverheadMinLaunches {
 		return v
 	}
-	slices.Sort(launchNs)
-	n := len(launchNs)
-	med := launchNs[n/2]
-	if n%2 == 0 {
-		med = (launchNs[n/2-1] + launchNs[n/2]) / 2
-	}
+	med := Median(launchNs, MeanOfMiddles)
 	v.MedianLaunchNs, v.Ok = med, true
 	v.Ns = min(max(int64(LaunchOverheadSlope*float64(med-LaunchOverheadBaseNs)), 0), LaunchOverheadMaxNs)
 	return v

@@ -218,8 +218,7 @@ func writeReplayText(w io.Writer, path string, t *replayedTrace, res *cuda.Resul
 	if res.Baseline != nil {
 		from := ""
 		if res.ProfilerOverheadSource != "" {
-			from = ", from the " + strings.TrimPrefix(res.ProfilerOverheadSource, "trace (") // "median launch … of N)"
-			from = strings.TrimSuffix(from, ")") + " launches"
+			from = ", " + res.ProfilerOverheadSource // trace (median launch … of N)
 		}
 		fmt.Fprintf(w, "Without the profiler's overhead (%v per call%s): %s; savings are fractions of %s\n",
 			time.Duration(res.ProfilerOverheadNs), from, ms(res.Baseline.MedianNs), ms(res.BaselineNs))
