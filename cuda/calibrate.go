@@ -73,7 +73,7 @@ func (d *Device) Calibrate(ctx context.Context, samples int) (*Calibration, erro
 			{&c.SyncOverheadNs, m.syncOverhead},
 			{&c.LaunchCallNs, m.launchCall},
 			{&c.LaunchLatencyNs, m.launchLatency},
-			{&c.SyncWakeNs, func() (int64, error) { return wakeUp(s, min(samples, 50), 50_000) }},
+			{&c.SyncWakeNs, func() (int64, error) { return wakeUp(s, min(samples, 50), 50_000, oneWarp) }},
 			{&c.DispatchGapNs, func() (int64, error) { return m.dispatchGap(chain) }},
 			{&c.D2HScalarCopyNs, m.scalarCopy},
 			{&c.D2HScalarRoundTripNs, m.scalarRoundTrip},

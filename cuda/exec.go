@@ -50,6 +50,10 @@ type runner struct {
 	// spins of that launch measured on this device (a launch not in it, or
 	// overhead occOneWarpOverhead: the model's one-warp SpinOverheadNs).
 	footprintOverNs map[spinLaunch]int64
+	// footprintWakeNs: per spin launch, the wake-up of a synchronize on
+	// it measured on this device (a launch not in it: the model's
+	// one-warp WakeNs).
+	footprintWakeNs map[spinLaunch]int64
 	overhead        overheadModel
 	// launch chooses when a launch's GPU work is issued (the zero value:
 	// a graph's at the end of its recorded call, others at its start).
@@ -58,6 +62,13 @@ type runner struct {
 	// and the per-op overhead charged to each.
 	launches []spinLaunch
 	overNs   []int64
+	// wakes: per Shape, the wake-up of a synchronize on its spin; the
+	// wake-up of what each stream, each event and the whole GPU last
+	// queued (0: the model's), which a synchronize of it then takes.
+	wakes      []int64
+	streamWake []atomic.Int64
+	eventWake  []atomic.Int64
+	lastWake   atomic.Int64
 	// probe, when set, notes when each action ran and stamps its first
 	// GPU op (diagnostic replays in tests).
 	probe *probe
@@ -69,6 +80,9 @@ type runner struct {
 	// callNoops: actions with no GPU work, event or sync are run (the
 	// replay before) instead of paced (tests compare them).
 	callNoops bool
+	// coldStart: the replay threads do not warm their launch path before
+	// the clock starts (the replay before; tests compare them).
+	coldStart bool
 }
 
 // launchModel chooses when, in the host time of a recorded launch call
@@ -179,6 +193,13 @@ type intervalRun struct {
 // is later.
 func (r *runner) runInterval(ctx context.Context, p *Plan, iv *IntervalPlan) (int64, error) {
 	n := len(iv.Threads)
+	for i := range r.streamWake {
+		r.streamWake[i].Store(0)
+	}
+	for i := range r.eventWake {
+		r.eventWake[i].Store(0)
+	}
+	r.lastWake.Store(0)
 	ir := &intervalRun{r: r, p: p, iv: iv, done: make([][]atomic.Int64, n), ends: make([]int64, n), errs: make([]error, n)}
 	ir.left.Store(int32(n))
 	var ready, finished sync.WaitGroup
@@ -226,6 +247,9 @@ func (ir *intervalRun) thread(ctx context.Context, th int, ready, finished *sync
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	err := ir.r.sess.bind()
+	if err == nil && !ir.r.coldStart {
+		err = ir.warmLaunch(th)
+	}
 	ready.Done()
 	if err == nil {
 		var t0 int64
@@ -327,11 +351,13 @@ func (ir *intervalRun) do(tp *ThreadPlan, a *Action, start int64) (int64, error)
 		if err != nil {
 			return 0, fmt.Errorf("%s (correlation id %d): op %q on stream %d: %w", a.Name, a.Corr, w.Op, w.Stream, err)
 		}
+		r.queuedWake(&w)
 	}
 	for _, e := range tp.EventOps[a.EventLo:a.EventHi] {
 		var err error
 		if e.Record {
 			err = s.record(int(e.Slot), int(e.Stream))
+			r.recordedWake(e.Slot, e.Stream)
 		} else {
 			err = s.wait(int(e.Stream), int(e.Slot))
 		}
@@ -353,8 +379,8 @@ func (ir *intervalRun) do(tp *ThreadPlan, a *Action, start int64) (int64, error)
 	}
 	ret := r.now()
 	end := max(start+a.Dur, ret)
-	if a.Block != BlockNone && a.Tail > r.model.WakeNs {
-		end = max(end, ret+a.Tail-r.model.WakeNs)
+	if wake := r.blockWake(a); a.Block != BlockNone && a.Tail > wake {
+		end = max(end, ret+a.Tail-wake)
 	}
 	r.spinUntil(end)
 	r.probe.note(a, work, stamp, start, ret, end)

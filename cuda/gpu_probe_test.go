@@ -35,6 +35,17 @@ type probeOpen struct {
 	RoundsNs   []int64             `json:"rounds_ns"`
 	SelfCheck  float64             `json:"self_check"`
 	Cats       map[string]probeCat `json:"categories"` // of the median round
+	// Rows: the median round's actions (NSYSSYNC_PROBE_ROWS names the
+	// exports), host ns on the runner's clock.
+	Rows []probeRowOut `json:"rows,omitempty"`
+	// PlainWarm, PlainCold: self-checks of replays without the probe,
+	// rounds interleaved, with the threads' launches warmed before the
+	// clock starts (as a replay runs) and without.
+	PlainWarm float64 `json:"plain_warm"`
+	PlainCold float64 `json:"plain_cold"`
+	// WarmRunsNs, ColdRunsNs: those rounds.
+	WarmRunsNs []int64 `json:"warm_runs_ns"`
+	ColdRunsNs []int64 `json:"cold_runs_ns"`
 }
 
 // TestGPUProbeSelfCheck (NSYSSYNC_PROBE=export,…; NSYSSYNC_PROBE_OPENS,
@@ -65,12 +76,12 @@ func TestGPUProbeSelfCheck(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				po, err := probeExport(d, p, 7)
+				po, err := probeExport(d, p, 7, wantRows(name))
 				if err != nil {
 					t.Fatalf("%s: %v", name, err)
 				}
 				po.Export = name
-				t.Logf("%s: self-check %+.2f%% (model %+v)", name, 100*po.SelfCheck, po.Model)
+				t.Logf("%s: self-check %+.2f%% (model %+v); without the probe %+.2f%% warmed, %+.2f%% cold", name, 100*po.SelfCheck, po.Model, 100*po.PlainWarm, 100*po.PlainCold)
 				for _, c := range []string{"launch", "sync", "other"} {
 					v := po.Cats[c]
 					t.Logf("  %-6s %5d actions: recorded %8.3f ms, to return %8.3f ms, behind %7.3f ms; median call %5d ns, recorded %5d ns",
@@ -85,7 +96,7 @@ func TestGPUProbeSelfCheck(t *testing.T) {
 
 // probeExport replays p rounds times (after an untimed run) with a probe,
 // as ReplayTimeline runs it, and sums the median round's actions.
-func probeExport(d *Device, p *Plan, rounds int) (probeOpen, error) {
+func probeExport(d *Device, p *Plan, rounds int, withRows bool) (probeOpen, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	po := probeOpen{Model: d.model, RecordedNs: p.RecordedNs}
@@ -97,14 +108,31 @@ func probeExport(d *Device, p *Plan, rounds int) (probeOpen, error) {
 	}
 	th := &p.Intervals[0].Threads[0]
 	var cats []map[string]probeCat
-	spec := sessionSpec{streams: len(p.Streams), events: p.Events, copyBytes: p.CopyBytes}
+	var rowsOf [][]probeRowOut
+	slots := 0
+	if withRows {
+		slots = len(th.Actions)
+	}
+	spec := sessionSpec{streams: len(p.Streams), events: p.Events, copyBytes: p.CopyBytes, stamps: max(slots, 1)}
 	err := d.withSession(spec, func(s session) error {
-		r := &runner{sess: s, model: d.model, base: time.Now(), lim: d.lim, footprintOverNs: d.overNs,
+		r := &runner{sess: s, model: d.model, base: time.Now(), lim: d.lim, footprintOverNs: d.overNs, footprintWakeNs: d.wakeNs,
 			spinOnly: runtime.NumCPU() >= maxThreads([]*Plan{p})+2}
 		if _, err := r.run(context.Background(), p); err != nil {
 			return err
 		}
-		r.probe = newProbe(0)
+		off := int64(0)
+		if withRows {
+			runtime.LockOSThread()
+			err := s.bind()
+			if err == nil {
+				off, err = gpuClockOffset(r, 20)
+			}
+			runtime.UnlockOSThread()
+			if err != nil {
+				return err
+			}
+		}
+		r.probe = newProbe(slots)
 		for range rounds {
 			runtime.GC()
 			r.probe.taken()
@@ -118,7 +146,30 @@ func probeExport(d *Device, p *Plan, rounds int) (probeOpen, error) {
 				return fmt.Errorf("%d actions noted, %d planned", len(rows), len(th.Actions))
 			}
 			cats = append(cats, sumProbe(rows, th.Actions))
+			if withRows {
+				rowsOf = append(rowsOf, probeRowsOut(rows, th.Actions, s, off))
+			}
 		}
+		r.probe = nil
+		var warm, cold []int64
+		for k := range 10 * rounds {
+			r.coldStart = k%2 == 1
+			runtime.GC()
+			ns, err := r.run(context.Background(), p)
+			if err != nil {
+				return err
+			}
+			if r.coldStart {
+				cold = append(cold, ns)
+			} else {
+				warm = append(warm, ns)
+			}
+		}
+		r.coldStart = false
+		rec := float64(p.RecordedNs)
+		po.PlainWarm = float64(summarize(warm).MedianNs-p.RecordedNs) / rec
+		po.PlainCold = float64(summarize(cold).MedianNs-p.RecordedNs) / rec
+		po.WarmRunsNs, po.ColdRunsNs = warm, cold
 		return nil
 	})
 	if err != nil {
@@ -129,6 +180,9 @@ func probeExport(d *Device, p *Plan, rounds int) (probeOpen, error) {
 	for i, ns := range po.RoundsNs {
 		if ns == st.MedianNs {
 			po.Cats = cats[i]
+			if withRows {
+				po.Rows = rowsOf[i]
+			}
 			break
 		}
 	}

@@ -1,6 +1,10 @@
 package cuda
 
-import "github.com/nsyssync/nsyssync/trace"
+import (
+	"sync/atomic"
+
+	"github.com/nsyssync/nsyssync/trace"
+)
 
 // Occupancy: a replayed kernel holds the share of the GPU the recorded
 // kernel held, so that spins of concurrent streams overlap as the
@@ -164,7 +168,13 @@ func (m overheadModel) String() string {
 // prepare turns the plan's footprints into this GPU's spin launches and
 // the per-op overhead each is charged.
 func (r *runner) prepare(p *Plan) {
-	r.launches, r.overNs = r.launches[:0], r.overNs[:0]
+	r.launches, r.overNs, r.wakes = r.launches[:0], r.overNs[:0], r.wakes[:0]
+	if len(r.streamWake) != len(p.Streams) {
+		r.streamWake = make([]atomic.Int64, len(p.Streams))
+	}
+	if len(r.eventWake) != p.Events {
+		r.eventWake = make([]atomic.Int64, p.Events)
+	}
 	for _, s := range p.Shapes {
 		l := oneWarp
 		if r.occupancy != occOneWarp {
@@ -174,8 +184,13 @@ func (r *runner) prepare(p *Plan) {
 		if !ok || r.overhead == overOneWarp || l == oneWarp {
 			over = r.model.SpinOverheadNs
 		}
+		wake, ok := r.footprintWakeNs[l]
+		if !ok || l == oneWarp {
+			wake = r.model.WakeNs
+		}
 		r.launches = append(r.launches, l)
 		r.overNs = append(r.overNs, over)
+		r.wakes = append(r.wakes, wake)
 	}
 }
 

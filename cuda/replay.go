@@ -244,7 +244,7 @@ func (d *Device) ReplayTimeline(ctx context.Context, tl *trace.Timeline, t *trac
 	runs := make([][]int64, len(plans))
 	err = d.withSession(spec, func(s session) error {
 		rn := &runner{sess: s, model: d.model, base: time.Now(), lim: d.lim, occupancy: opt.occupancy,
-			footprintOverNs: d.overNs, overhead: opt.overhead, launch: opt.launch,
+			footprintOverNs: d.overNs, footprintWakeNs: d.wakeNs, overhead: opt.overhead, launch: opt.launch,
 			wait: opt.wait, spinOnly: opt.wait == waitPrecise && runtime.NumCPU() >= maxThreads(plans)+2, callNoops: opt.callNoops}
 		// A warm-up round, untimed: every plan once, so that each
 		// plan's first run (caches, page faults, the driver's first

@@ -54,6 +54,9 @@ func TestRunnerIssuesThePlan(t *testing.T) {
 				want["spin"] += len(iv.Pending)
 				want["sync context"]++ // the GPU drained at the interval's end
 				for th, tp := range iv.Threads {
+					if _, ok := iv.warmStream(th); ok {
+						want["spin"]++ // the thread's launches warmed before the clock
+					}
 					var threadPaced int64
 					for _, w := range tp.Work {
 						if w.Kind == WorkCopy {
