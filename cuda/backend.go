@@ -20,7 +20,7 @@ type sessionSpec struct {
 	// which makes recording them cheaper.
 	timing bool
 	// copyBytes sizes the device and page-locked host buffers that
-	// replayed copies use (0: none).
+	// replayed copies and memsets use (0: none).
 	copyBytes int64
 	// stamps is the number of start/end stamp pairs in page-locked host
 	// memory that stamped spins write (0: none).
@@ -56,6 +56,8 @@ type session interface {
 	// copy copies bytes between the device buffer and the page-locked
 	// host buffer on a stream.
 	copy(stream int, dir copyDir, bytes int64) error
+	// memset sets bytes of the device buffer on a stream.
+	memset(stream int, bytes int64) error
 	record(event, stream int) error
 	wait(stream, event int) error
 	syncStream(stream int) error

@@ -258,6 +258,17 @@ func (s *cudaSession) copy(stream int, dir copyDir, bytes int64) error {
 	return d.check(C.nsd_copy_dtoh_async(d.c, host, s.devBuf, n, s.streams[stream]), "cuMemcpyDtoHAsync")
 }
 
+func (s *cudaSession) memset(stream int, bytes int64) error {
+	if bytes <= 0 {
+		return nil
+	}
+	if bytes > s.bytes {
+		return fmt.Errorf("memset of %d bytes: the session's buffers hold %d", bytes, s.bytes)
+	}
+	d := s.g.drv
+	return d.check(C.nsd_memset_async(d.c, s.devBuf, C.size_t(bytes), s.streams[stream]), "cuMemsetD8Async")
+}
+
 func (s *cudaSession) record(event, stream int) error {
 	d := s.g.drv
 	return d.check(C.nsd_event_record(d.c, s.events[event], s.streams[stream]), "cuEventRecord")

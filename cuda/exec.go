@@ -131,7 +131,7 @@ func (r *runner) issueAt(a *Action, work []Work, start int64) int64 {
 		return start
 	}
 	for _, w := range work {
-		if w.Kind == WorkCopy {
+		if w.Kind == WorkCopy || w.Kind == WorkMemset {
 			return start
 		}
 	}
@@ -331,7 +331,7 @@ func (ir *intervalRun) do(tp *ThreadPlan, a *Action, start int64) (int64, error)
 	s := r.sess
 	work := tp.Work[a.WorkLo:a.WorkHi]
 	stamp := -1 // a diagnostic replay stamps each action's first GPU op
-	if len(work) > 0 && work[0].Kind != WorkCopy {
+	if len(work) > 0 && (work[0].Kind == WorkSpin || work[0].Kind == WorkGraph) {
 		stamp = r.probe.slot()
 	}
 	r.spinUntil(r.issueAt(a, work, start))
@@ -344,6 +344,8 @@ func (ir *intervalRun) do(tp *ThreadPlan, a *Action, start int64) (int64, error)
 		switch {
 		case w.Kind == WorkCopy:
 			err = s.copy(int(w.Stream), w.Dir, w.Bytes)
+		case w.Kind == WorkMemset:
+			err = s.memset(int(w.Stream), w.Bytes)
 		default:
 			ns, l := r.spinFor(&w, ir.p)
 			err = s.spin(int(w.Stream), ns, l, st)

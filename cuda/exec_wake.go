@@ -7,10 +7,10 @@ import "fmt"
 // warmed before a round's clock starts.
 
 // queuedWake notes the wake-up of a synchronize on w, just queued: a
-// spin's of its launch, a copy's the model's.
+// spin's of its launch, a copy's or a memset's the model's.
 func (r *runner) queuedWake(w *Work) {
 	wake := r.model.WakeNs
-	if w.Kind != WorkCopy && w.Shape > 0 && int(w.Shape) < len(r.wakes) {
+	if w.Kind == WorkSpin && w.Shape > 0 && int(w.Shape) < len(r.wakes) {
 		wake = r.wakes[w.Shape]
 	}
 	if int(w.Stream) < len(r.streamWake) {
@@ -76,7 +76,7 @@ func (ir *intervalRun) warmLaunch(th int) error {
 // launches one and no work recorded before the interval is pending there.
 func (iv *IntervalPlan) warmStream(th int) (int32, bool) {
 	for _, w := range iv.Threads[th].Work {
-		if w.Kind == WorkCopy {
+		if w.Kind == WorkCopy || w.Kind == WorkMemset {
 			continue
 		}
 		for _, pw := range iv.Pending {

@@ -128,6 +128,17 @@ func (s *fakeSession) copy(stream int, dir copyDir, bytes int64) error {
 	return nil
 }
 
+func (s *fakeSession) memset(stream int, bytes int64) error {
+	if err := s.checkStream(stream); err != nil {
+		return err
+	}
+	if bytes > s.spec.copyBytes {
+		return fmt.Errorf("fake: memset of %d bytes, buffers of %d", bytes, s.spec.copyBytes)
+	}
+	s.note("memset")
+	return nil
+}
+
 func (s *fakeSession) record(event, stream int) error {
 	if err := s.checkStream(stream); err != nil {
 		return err

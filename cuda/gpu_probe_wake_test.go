@@ -218,10 +218,19 @@ func TestGPUProbeReplayRounds(t *testing.T) {
 	}
 	d := openTestGPU(t)
 	out := map[string][]int64{}
+	// NSYSSYNC_PROBE_SPIN_MEMSETS=1: alone, memsets set and spun, twice
+	// in turn, instead of alone and interleaved.
+	ab := os.Getenv("NSYSSYNC_PROBE_SPIN_MEMSETS") != ""
 	for _, name := range strings.Split(exports, ",") {
 		f := loadFixture(t, name, "measured")
-		for _, groups := range [][]Group{nil, {{ID: "all", Syncs: f.syncsInRange("measured")}}} {
-			res, err := d.ReplayTimeline(context.Background(), f.tl, f.t, groups, ReplayOptions{Repeat: 35})
+		variants := []ReplayOptions{{Repeat: 35}, {Repeat: 35, MaxWall: time.Minute}}
+		groupsOf := [][]Group{nil, {{ID: "all", Syncs: f.syncsInRange("measured")}}}
+		if ab {
+			variants = []ReplayOptions{{Repeat: 35}, {Repeat: 35, spinMemsets: true}, {Repeat: 35}, {Repeat: 35, spinMemsets: true}}
+			groupsOf = [][]Group{nil, nil, nil, nil}
+		}
+		for k, groups := range groupsOf {
+			res, err := d.ReplayTimeline(context.Background(), f.tl, f.t, groups, variants[k])
 			if err != nil {
 				t.Fatalf("%s: %v", name, err)
 			}
@@ -233,6 +242,9 @@ func TestGPUProbeReplayRounds(t *testing.T) {
 				q = append(q, fmt.Sprintf("%+.1f", 100*float64(ns-res.RecordedNs)/float64(res.RecordedNs)))
 			}
 			key := fmt.Sprintf("%s/%d groups", name, len(groups))
+			if ab {
+				key = fmt.Sprintf("%s/spin memsets %v/%d", name, variants[k].spinMemsets, k)
+			}
 			out[key] = res.Unchanged.RunsNs
 			t.Logf("%s: self-check %+.2f%%; quantiles %s", key, 100*res.SelfCheckError, strings.Join(q, " "))
 		}

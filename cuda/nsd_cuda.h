@@ -58,6 +58,7 @@ typedef struct {
 	CUresult (*cuMemcpyHtoDAsync)(CUdeviceptr, const void *, size_t, CUstream);
 	CUresult (*cuMemGetInfo)(size_t *, size_t *);
 	CUresult (*cuMemsetD8)(CUdeviceptr, unsigned char, size_t);
+	CUresult (*cuMemsetD8Async)(CUdeviceptr, unsigned char, size_t, CUstream);
 	CUresult (*cuGetErrorString)(CUresult, const char **);
 	CUresult (*cuGetErrorName)(CUresult, const char **);
 } nsd_cuda;
@@ -118,6 +119,7 @@ static inline int nsd_cuda_open(nsd_cuda *d, char *err, size_t errlen) {
 	NSD_SYM2(cuMemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2", "cuMemcpyHtoDAsync");
 	NSD_SYM2(cuMemGetInfo, "cuMemGetInfo_v2", "cuMemGetInfo");
 	NSD_SYM2(cuMemsetD8, "cuMemsetD8_v2", "cuMemsetD8");
+	NSD_SYM(cuMemsetD8Async, "cuMemsetD8Async");
 	NSD_SYM(cuGetErrorString, "cuGetErrorString");
 	NSD_SYM(cuGetErrorName, "cuGetErrorName");
 #undef NSD_SYM2
@@ -167,6 +169,7 @@ static inline CUresult nsd_host_free(nsd_cuda *d, void *p) { return d->cuMemFree
 static inline CUresult nsd_mem_info(nsd_cuda *d, size_t *free_bytes, size_t *total) { return d->cuMemGetInfo(free_bytes, total); }
 static inline CUresult nsd_copy_dtoh(nsd_cuda *d, void *dst, CUdeviceptr src, size_t n) { return d->cuMemcpyDtoH(dst, src, n); }
 static inline CUresult nsd_copy_dtoh_async(nsd_cuda *d, void *dst, CUdeviceptr src, size_t n, CUstream s) { return d->cuMemcpyDtoHAsync(dst, src, n, s); }
+static inline CUresult nsd_memset_async(nsd_cuda *d, CUdeviceptr p, size_t n, CUstream s) { return d->cuMemsetD8Async(p, 0, n, s); }
 static inline CUresult nsd_copy_htod_async(nsd_cuda *d, CUdeviceptr dst, const void *src, size_t n, CUstream s) { return d->cuMemcpyHtoDAsync(dst, src, n, s); }
 
 // nsd_launch starts spin(ns, stamps, slot) on grid blocks of block

@@ -19,7 +19,8 @@ type Plan struct {
 	Streams []StreamRef
 	// Events is the number of event slots an interval uses at most.
 	Events int
-	// CopyBytes is the largest replayed copy: the session's buffer size.
+	// CopyBytes is the largest replayed copy or memset: the session's
+	// buffer size.
 	CopyBytes int64
 	// Shapes are the recorded kernels' footprints that Work.Shape and
 	// Work.Cover index; Shapes[0] is none (one warp).
@@ -45,13 +46,17 @@ type Plan struct {
 
 // PlanCounts says what a plan replays.
 type PlanCounts struct {
-	Actions  int `json:"actions"`   // host actions (recorded calls and rewrites)
-	Spins    int `json:"spins"`     // GPU ops replayed as spin kernels
-	Graphs   int `json:"graphs"`    // graph launches replayed as spin kernels
-	Copies   int `json:"copies"`    // copies replayed as copies
-	Blocking int `json:"blocking"`  // actions that block the host
-	Rewrites int `json:"rewrites"`  // GPU-side orderings standing in for removed syncs
-	HandOffs int `json:"hand_offs"` // host hand-offs between threads
+	Actions  int `json:"actions"`  // host actions (recorded calls and rewrites)
+	Spins    int `json:"spins"`    // GPU ops replayed as spin kernels
+	Graphs   int `json:"graphs"`   // graph launches replayed as spin kernels
+	Copies   int `json:"copies"`   // copies replayed as copies
+	Memsets  int `json:"memsets"`  // memsets replayed as memsets
+	Blocking int `json:"blocking"` // actions that block the host
+	// Unblocked: blocking calls that waited for nothing on the GPU
+	// (their own op ran after they returned), replayed by their host time.
+	Unblocked int `json:"unblocked"`
+	Rewrites  int `json:"rewrites"`  // GPU-side orderings standing in for removed syncs
+	HandOffs  int `json:"hand_offs"` // host hand-offs between threads
 }
 
 // StreamRef names a recorded stream.
@@ -133,9 +138,10 @@ type WorkKind uint8
 
 // Kinds of work.
 const (
-	WorkSpin  WorkKind = iota // the spin kernel for Ns
-	WorkCopy                  // a real copy of Bytes in Dir
-	WorkGraph                 // a graph launch: the spin kernel for Ns, one warp
+	WorkSpin   WorkKind = iota // the spin kernel for Ns
+	WorkCopy                   // a real copy of Bytes in Dir
+	WorkGraph                  // a graph launch: the spin kernel for Ns, one warp
+	WorkMemset                 // a real memset of Bytes
 )
 
 // Work is one GPU op of the replay.
@@ -199,6 +205,9 @@ type PlanOptions struct {
 	MaxCopyBytes int64
 	// MaxCalls bounds the calls a plan holds; zero: DefaultMaxCalls.
 	MaxCalls int
+	// spinMemsets: memsets are spun for their recorded time, as before
+	// they were set for real (tests compare them).
+	spinMemsets bool
 }
 
 // Plan limits.

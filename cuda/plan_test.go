@@ -2,6 +2,7 @@ package cuda
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/nsyssync/nsyssync/trace"
@@ -47,14 +48,14 @@ func TestPlanReplaysEveryCallOpAndSync(t *testing.T) {
 			if p.Counts.Actions != len(calls) {
 				t.Errorf("%d actions, want one per region call: %d", p.Counts.Actions, len(calls))
 			}
-			if got := p.Counts.Spins + p.Counts.Copies + p.Counts.Graphs; got < wantOps {
+			if got := p.Counts.Spins + p.Counts.Copies + p.Counts.Memsets + p.Counts.Graphs; got < wantOps {
 				t.Errorf("%d ops replayed, want at least the %d launched in the region", got, wantOps)
 			}
 			if p.Counts.Graphs != wantGraphs {
 				t.Errorf("%d graph launches replayed, want the %d launched in the region", p.Counts.Graphs, wantGraphs)
 			}
-			if p.Counts.Blocking != wantBlocking {
-				t.Errorf("%d blocking actions, want %d (the inventory's blocking calls)", p.Counts.Blocking, wantBlocking)
+			if p.Counts.Blocking+p.Counts.Unblocked != wantBlocking {
+				t.Errorf("%d blocking actions and %d unblocked, want %d together (the inventory's blocking calls)", p.Counts.Blocking, p.Counts.Unblocked, wantBlocking)
 			}
 			if p.RecordedNs < p.RegionNs {
 				t.Errorf("recorded %d ns < region %d ns", p.RecordedNs, p.RegionNs)
@@ -335,5 +336,52 @@ func TestPlanLimits(t *testing.T) {
 	}
 	if p.Counts.Spins <= 390 {
 		t.Errorf("%d spins: the copies beyond the cap should add a spin each", p.Counts.Spins)
+	}
+}
+
+// TestPlanUnblocksCallsThatWaitedForNothing: a blocking call whose own
+// op ran after it returned, on a stream idle when it began (a pageable
+// host-to-device copy returns once staged), is replayed by its recorded
+// host time, not as a wait for its copy; the other blocking calls of the
+// same loop still wait.
+func TestPlanUnblocksCallsThatWaitedForNothing(t *testing.T) {
+	f := loadFixture(t, "gt_h2d_medium", "measured")
+	p, err := BuildPlan(f.tl, f.t, PlanOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opEnd := map[int64]int64{}
+	for _, op := range f.tl.Ops {
+		opEnd[op.CorrelationID] = max(opEnd[op.CorrelationID], op.End)
+	}
+	callOf := map[int64]*trace.TimelineCall{}
+	for i := range f.tl.Calls {
+		callOf[f.tl.Calls[i].CorrelationID] = &f.tl.Calls[i]
+	}
+	var copies, syncs int
+	for _, iv := range p.Intervals {
+		for _, tp := range iv.Threads {
+			for _, a := range tp.Actions {
+				c := callOf[a.Corr]
+				if c == nil || a.Sync < 0 {
+					continue
+				}
+				switch {
+				case strings.HasPrefix(a.Name, "cudaMemcpyAsync"):
+					copies++
+					if a.Block != BlockNone || a.Dur != c.End-c.Start {
+						t.Errorf("%s (correlation id %d): block %d, %d ns; want none and its recorded %d ns", a.Name, a.Corr, a.Block, a.Dur, c.End-c.Start)
+					}
+					if opEnd[a.Corr] <= c.End {
+						t.Errorf("%s (correlation id %d): its copy ended before the call returned, yet unblocked", a.Name, a.Corr)
+					}
+				case a.Block != BlockNone:
+					syncs++
+				}
+			}
+		}
+	}
+	if copies == 0 || copies != p.Counts.Unblocked || syncs == 0 {
+		t.Errorf("%d pageable copies unblocked (plan: %d), %d syncs still waiting; want every copy and some syncs", copies, p.Counts.Unblocked, syncs)
 	}
 }

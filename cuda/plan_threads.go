@@ -106,8 +106,12 @@ func (w *threadWriter) call(ci int) {
 	w.tp.EventOps = append(w.tp.EventOps, st.waits[ci]...)
 	a.EventHi = int32(len(w.tp.EventOps))
 	if b.blocking[ci] && isSync {
-		a.Block, a.Target = st.blockTarget(ci, si)
 		tm := st.timing[ci]
+		if tm.free {
+			st.counts.Unblocked++
+		} else {
+			a.Block, a.Target = st.blockTarget(ci, si)
+		}
 		a.Dur, a.Tail = tm.dur, tm.tail
 	}
 	w.tp.Actions = append(w.tp.Actions, *a)
@@ -182,6 +186,8 @@ func (w *threadWriter) addWork(a *Action, ci int, pinned bool) {
 			switch wk.Kind {
 			case WorkCopy:
 				w.st.counts.Copies++
+			case WorkMemset:
+				w.st.counts.Memsets++
 			case WorkGraph:
 				w.st.counts.Graphs++
 			default:

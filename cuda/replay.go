@@ -42,12 +42,14 @@ type ReplayOptions struct {
 	// occupancy shapes the spins, overhead chooses the per-op overhead
 	// they are charged, launch when launches are issued, wait how the
 	// host waits, callNoops whether calls that replay as nothing are run
-	// (tests compare the models; the zero values are the replay's).
-	occupancy occupancyModel
-	overhead  overheadModel
-	launch    launchModel
-	wait      waitModel
-	callNoops bool
+	// (tests compare the models; the zero values are the replay's);
+	// spinMemsets whether memsets are spun (PlanOptions.spinMemsets).
+	spinMemsets bool
+	occupancy   occupancyModel
+	overhead    overheadModel
+	launch      launchModel
+	wait        waitModel
+	callNoops   bool
 }
 
 func (o ReplayOptions) withDefaults() ReplayOptions {
@@ -186,7 +188,7 @@ func (d *Device) Replay(ctx context.Context, x *trace.Export, t *trace.Trace, si
 // syncs given as groups.
 func (d *Device) ReplayTimeline(ctx context.Context, tl *trace.Timeline, t *trace.Trace, groups []Group, opt ReplayOptions) (*Result, error) {
 	opt = opt.withDefaults()
-	base, err := BuildPlan(tl, t, PlanOptions{})
+	base, err := BuildPlan(tl, t, PlanOptions{spinMemsets: opt.spinMemsets})
 	if err != nil {
 		return nil, err
 	}
@@ -197,7 +199,7 @@ func (d *Device) ReplayTimeline(ctx context.Context, tl *trace.Timeline, t *trac
 	}
 	// unprofiled is the plan without the profiler's overhead, rm removed.
 	unprofiled := func(rm [][]int) PlanOptions {
-		return PlanOptions{Remove: rm, KeepHostCode: opt.KeepHostCode && rm != nil,
+		return PlanOptions{Remove: rm, KeepHostCode: opt.KeepHostCode && rm != nil, spinMemsets: opt.spinMemsets,
 			ProfilerOverheadNs: max(opt.ProfilerOverheadNs, 0), ProfilerOverheads: opt.ProfilerOverheads}
 	}
 	if opt.ProfilerOverheadNs > 0 || opt.ProfilerOverheads != nil {

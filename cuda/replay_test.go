@@ -59,9 +59,12 @@ func TestRunnerIssuesThePlan(t *testing.T) {
 					}
 					var threadPaced int64
 					for _, w := range tp.Work {
-						if w.Kind == WorkCopy {
+						switch w.Kind {
+						case WorkCopy:
 							want["copy "+w.Dir.String()]++
-						} else {
+						case WorkMemset:
+							want["memset"]++
+						default:
 							want["spin"]++
 						}
 					}

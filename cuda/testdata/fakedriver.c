@@ -190,6 +190,7 @@ CUresult cuMemcpyDtoH_v2(void *d, unsigned long long s, size_t n) { NEED_CTX(); 
 CUresult cuMemcpyDtoHAsync_v2(void *d, unsigned long long s, size_t n, void *st) { NEED_CTX(); traced(); (void)st; memcpy(d, (void *)(uintptr_t)s, n); return OK; }
 CUresult cuMemcpyHtoDAsync_v2(unsigned long long d, const void *s, size_t n, void *st) { NEED_CTX(); (void)st; memcpy((void *)(uintptr_t)d, s, n); return OK; }
 CUresult cuMemsetD8_v2(unsigned long long p, unsigned char c, size_t n) { NEED_CTX(); memset((void *)(uintptr_t)p, c, n); return OK; }
+CUresult cuMemsetD8Async(unsigned long long p, unsigned char c, size_t n, void *st) { NEED_CTX(); (void)st; memset((void *)(uintptr_t)p, c, n); return OK; }
 CUresult cuMemGetInfo_v2(size_t *free_bytes, size_t *total) { NEED_CTX(); *total = (size_t)80 << 30; *free_bytes = *total - devbytes; return OK; }
 CUresult cuGetErrorString(CUresult r, const char **s) { *s = r == ERR_INVALID_CONTEXT ? "invalid device context" : "fake error"; return OK; }
 CUresult cuGetErrorName(CUresult r, const char **s) { *s = r == ERR_INVALID_CONTEXT ? "CUDA_ERROR_INVALID_CONTEXT" : "CUDA_ERROR_FAKE"; return OK; }
