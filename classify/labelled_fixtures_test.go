@@ -112,6 +112,7 @@ var heldOutRounds = []heldOutRound{
 	{"ps14_", []string{"lean", "pysample"}},
 	{"ps15_", []string{"lean", "pysample"}},
 	{"ps16_", []string{"lean", "pysample"}},
+	{"ps17_", []string{"lean"}},
 }
 
 // heldOutModes are the capture modes of a held-out program; nil for the

@@ -54,6 +54,11 @@ type leanReads struct {
 	// sample saw made its read itself (onSampledLine).
 	listed bool
 	script string // the script's file as read
+	// files: the program's files as read, the script first; complete:
+	// they are all its code (no import of code this analysis does not
+	// read).
+	files    []programText
+	complete bool
 }
 
 func newLeanReads(src *sourceReader, cmd []string) *leanReads {
@@ -75,6 +80,10 @@ func (l *leanReads) load() {
 	}
 	defer p.close()
 	l.script = p.files[0].path
+	for _, pf := range p.files {
+		l.files = append(l.files, programText{path: pf.path, src: pf.src})
+	}
+	l.complete = p.foreign == ""
 	if !p.importsGPUArrays() {
 		l.why = "the program imports neither torch nor CuPy"
 		return
@@ -86,6 +95,30 @@ func (l *leanReads) load() {
 	case p.foreign != "":
 		l.why = "the program imports " + p.foreign + ", whose code is not read"
 	}
+}
+
+// othersOf is what the program's files say besides the file read at
+// path: every other file, when the program was read whole.
+func (l *leanReads) othersOf(path string) otherFiles {
+	if l == nil {
+		return otherFiles{}
+	}
+	l.load()
+	return programOthers(l.files, l.complete, path)
+}
+
+// programOthers is files less the one read at path.
+func programOthers(files []programText, complete bool, path string) otherFiles {
+	if !complete || len(files) == 0 {
+		return otherFiles{}
+	}
+	out := otherFiles{known: true}
+	for _, f := range files {
+		if f.path != path {
+			out.texts = append(out.texts, f)
+		}
+	}
+	return out
 }
 
 // importsGPUArrays says whether any of the program's files imports torch

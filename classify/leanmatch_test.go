@@ -29,6 +29,12 @@ func TestProgramReadsAgree(t *testing.T) {
 			"for i in range(3):\n    n = int(x.argmax().item())\n    y = torch.zeros(n + 1, device='cuda')\n"}, 8, "true/dynamic-shape"},
 		{"a logged read and a branching read disagree", map[string]string{"prog.py": "import torch\nx = torch.randn(4, device='cuda')\n" +
 			"hist = []\nfor i in range(3):\n    hist.append(x.sum().item())\n    if x.max().item() > 3:\n        break\nprint(hist)\n"}, 4, ""},
+		{"an attribute a module only prints, tested by the script", map[string]string{"prog.py": "import torch\nfrom _m import Meter\n" +
+			"x = torch.randn(4, device='cuda')\nm = Meter()\nfor i in range(3):\n    m.update(x * i)\n    if m.last > 3:\n        break\nm.show()\n",
+			"_m.py": "class Meter:\n    def __init__(self):\n        self.last = 0.0\n    def update(self, t):\n        self.last = t.sum().item()\n    def show(self):\n        print(self.last)\n"}, 4, ""},
+		{"an attribute a module only prints, shown by the script", map[string]string{"prog.py": "import torch\nfrom _m import Meter\n" +
+			"x = torch.randn(4, device='cuda')\nm = Meter()\nfor i in range(3):\n    m.update(x * i)\nm.show()\n",
+			"_m.py": "class Meter:\n    def __init__(self):\n        self.last = 0.0\n    def update(self, t):\n        self.last = t.sum().item()\n    def show(self):\n        print(self.last)\n"}, 4, "false/logging"},
 		{"a truth test of a tensor is a branch too", map[string]string{"prog.py": "import torch\nx = torch.randn(4, device='cuda')\n" +
 			"vals = []\nfor i in range(3):\n    vals.append(x.sum().item())\n    done = x.max()\n    if done:\n        break\nprint(vals)\n"}, 4, ""},
 		{"a tensor handed to math is not followed", map[string]string{"prog.py": "import math, torch\nx = torch.randn(4, device='cuda')\n" +

@@ -85,14 +85,21 @@ func (a *pyAnalysis) containerUse(container, fill *sitter.Node) containerRead {
 }
 
 // attributeNeeded reports whether an attribute's value may be needed: any
-// read of an attribute of that name, on any object, in the file, inside a
-// test, a loop header, a return or a size argument.
+// read of an attribute of that name, on any object, in any file of the
+// program (pyelsewhere.go), inside a test, a loop header, a return or a
+// size argument.
 func (a *pyAnalysis) attributeNeeded(attr *sitter.Node) bool {
 	field := attr.ChildByFieldName("attribute")
 	if field == nil || a.root == nil {
 		return true
 	}
 	name := a.text(field)
+	return a.attributeReadIn(name) || a.attributeReadElsewhere(name)
+}
+
+// attributeReadIn says whether a read of an attribute named name in this
+// file may need its value.
+func (a *pyAnalysis) attributeReadIn(name string) bool {
 	needed := false
 	var walk func(n *sitter.Node)
 	walk = func(n *sitter.Node) {

@@ -51,7 +51,7 @@ type pyOutcome struct {
 
 // pyUse parses a program file and works out the use of the value read by
 // rd at line (1-based). parsed is false when the file does not parse.
-func pyUse(src []byte, line int, rd pyRead) (out pyOutcome, parsed bool) {
+func pyUse(src []byte, line int, rd pyRead, others otherFiles) (out pyOutcome, parsed bool) {
 	p := sitter.NewParser()
 	defer p.Close()
 	if err := p.SetLanguage(pyLanguage); err != nil {
@@ -66,13 +66,13 @@ func pyUse(src []byte, line int, rd pyRead) (out pyOutcome, parsed bool) {
 	if root.HasError() {
 		return out, false
 	}
-	return pyUseOn(src, root, line, rd), true
+	return pyUseOn(src, root, line, rd, others), true
 }
 
 // pyUseOn is pyUse on a file already parsed (root: its module, without
 // errors).
-func pyUseOn(src []byte, root *sitter.Node, line int, rd pyRead) (out pyOutcome) {
-	a := &pyAnalysis{src: src, root: root, row: uint(line - 1), tainted: map[string]bool{}}
+func pyUseOn(src []byte, root *sitter.Node, line int, rd pyRead, others otherFiles) (out pyOutcome) {
+	a := &pyAnalysis{src: src, root: root, row: uint(line - 1), tainted: map[string]bool{}, others: others}
 	reads := a.findReads(root, rd)
 	if len(reads) == 0 {
 		if rd.kind == readTruth && a.testsOnRow(root) {
@@ -103,6 +103,7 @@ type pyAnalysis struct {
 	tainted     map[string]bool // variables being followed (assignments that loop back)
 	calleeDepth int             // functions of the file the value was followed into (pyhelpers.go)
 	numberDepth int             // names followed to tell whether they hold numbers (pynumbers.go)
+	others      otherFiles      // the program's other files (pyelsewhere.go)
 }
 
 func (a *pyAnalysis) text(n *sitter.Node) string { return n.Utf8Text(a.src) }

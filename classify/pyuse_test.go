@@ -172,7 +172,7 @@ func TestPyUse(t *testing.T) {
 				line = i + 1
 			}
 		}
-		out, parsed := pyUse([]byte(tc.src), line, tc.rd)
+		out, parsed := pyUse([]byte(tc.src), line, tc.rd, onlyFile)
 		if !parsed {
 			t.Errorf("%s: does not parse", tc.name)
 			continue
@@ -185,7 +185,7 @@ func TestPyUse(t *testing.T) {
 
 // TestPyUseUnparsed: a file that does not parse leaves the regexes to try.
 func TestPyUseUnparsed(t *testing.T) {
-	if _, parsed := pyUse([]byte("def f(:\n    print(x.item())\n"), 2, pyRead{kind: readItem}); parsed {
+	if _, parsed := pyUse([]byte("def f(:\n    print(x.item())\n"), 2, pyRead{kind: readItem}, onlyFile); parsed {
 		t.Error("a broken file parsed")
 	}
 }

@@ -12,9 +12,12 @@ const maxStatementLines = 20
 // sourceReader finds the program files that Python frames name (see
 // candidates for where it looks) and reads their lines, once per file.
 type sourceReader struct {
-	places []place
-	found  map[string][]*sourceFile // frame file → the readable candidates, in search order
-	probes int                      // candidate paths looked at so far (maxSourceProbes)
+	// program: the captured program's files (nil: not known), which say
+	// whether an attribute a file stores is read elsewhere.
+	program *leanReads
+	places  []place
+	found   map[string][]*sourceFile // frame file → the readable candidates, in search order
+	probes  int                      // candidate paths looked at so far (maxSourceProbes)
 }
 
 // sourceFile is one file's lines and, for each line, the first line of the
@@ -37,12 +40,12 @@ type pyCached struct {
 }
 
 // pyUse is pyUse on this file, once per line and read.
-func (f *sourceFile) pyUse(line int, rd pyRead) (pyOutcome, bool) {
+func (f *sourceFile) pyUse(line int, rd pyRead, others otherFiles) (pyOutcome, bool) {
 	k := pyKey{line, rd}
 	if c, ok := f.py[k]; ok {
 		return c.out, c.parsed
 	}
-	out, parsed := pyUse([]byte(strings.Join(f.lines, "\n")), line, rd)
+	out, parsed := pyUse([]byte(strings.Join(f.lines, "\n")), line, rd, others)
 	if f.py == nil {
 		f.py = map[pyKey]pyCached{}
 	}
@@ -52,12 +55,12 @@ func (f *sourceFile) pyUse(line int, rd pyRead) (pyOutcome, bool) {
 
 // pyUseOn is pyUse on this file already parsed (root, from src: its lines
 // joined), sharing pyUse's answers.
-func (f *sourceFile) pyUseOn(src []byte, root *sitter.Node, line int, rd pyRead) pyOutcome {
+func (f *sourceFile) pyUseOn(src []byte, root *sitter.Node, line int, rd pyRead, others otherFiles) pyOutcome {
 	k := pyKey{line, rd}
 	if c, ok := f.py[k]; ok {
 		return c.out
 	}
-	out := pyUseOn(src, root, line, rd)
+	out := pyUseOn(src, root, line, rd, others)
 	if f.py == nil {
 		f.py = map[pyKey]pyCached{}
 	}

@@ -84,6 +84,9 @@ func (o Options) verdicts(t *trace.Trace, nm *names, sampledOf *sampledSites) (i
 	var lean *leanReads // the program matcher reads PyTorch and CuPy programs (leanmatch.go)
 	if d == dTorch || d == dCuPy {
 		lean = newLeanReads(src, t.Hints.Command)
+		if src != nil {
+			src.program = lean
+		}
 	}
 	type decided struct {
 		id       int32
