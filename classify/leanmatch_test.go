@@ -35,6 +35,12 @@ func TestProgramReadsAgree(t *testing.T) {
 		{"an attribute a module only prints, shown by the script", map[string]string{"prog.py": "import torch\nfrom _m import Meter\n" +
 			"x = torch.randn(4, device='cuda')\nm = Meter()\nfor i in range(3):\n    m.update(x * i)\nm.show()\n",
 			"_m.py": "class Meter:\n    def __init__(self):\n        self.last = 0.0\n    def update(self, t):\n        self.last = t.sum().item()\n    def show(self):\n        print(self.last)\n"}, 4, "false/logging"},
+		{"a read kept on into a total and an average only shown", map[string]string{"prog.py": meterProg(""), "_m.py": meterModule}, 4, "false/logging"},
+		{"a read kept on into a total the script tests", map[string]string{"prog.py": meterProg("    if m.total > 10:\n        break\n"), "_m.py": meterModule}, 4, ""},
+		{"a read kept on into an average the script tests", map[string]string{"prog.py": meterProg("    if m.ema < 0.1:\n        break\n"), "_m.py": meterModule}, 4, ""},
+		{"a read kept on into a local the class tests", map[string]string{"prog.py": "import torch\nx = torch.randn(4, device='cuda')\nclass R:\n    def __init__(self):\n        self.first = 1.0\n        self.last = 1.0\n" +
+			"    def update(self, t):\n        self.last = t.sum().item()\n    def stalled(self):\n        r = self.last / self.first\n        return r > 2\n" +
+			"m = R()\nfor i in range(3):\n    m.update(x * i)\n    if m.stalled():\n        break\n"}, 4, ""},
 		{"a truth test of a tensor is a branch too", map[string]string{"prog.py": "import torch\nx = torch.randn(4, device='cuda')\n" +
 			"vals = []\nfor i in range(3):\n    vals.append(x.sum().item())\n    done = x.max()\n    if done:\n        break\nprint(vals)\n"}, 4, ""},
 		{"a tensor handed to math is not followed", map[string]string{"prog.py": "import math, torch\nx = torch.randn(4, device='cuda')\n" +
@@ -109,6 +115,19 @@ func TestProgramReadsAgree(t *testing.T) {
 			}
 		})
 	}
+}
+
+// meterModule is a helper module whose class keeps a read in an attribute
+// and goes on with it into a total and an average that show() prints.
+const meterModule = "class Meter:\n    def __init__(self):\n        self.last = 0.0\n        self.total = 0.0\n        self.count = 0\n        self.ema = 0.0\n" +
+	"    def update(self, t):\n        self.last = t.sum().item()\n        self.total += self.last\n        self.count += 1\n" +
+	"        self.ema = 0.9 * self.ema + 0.1 * self.last\n" +
+	"    def show(self):\n        mean = self.total / max(self.count, 1)\n        print(f'mean {mean:.3f} ema {self.ema:.3f}')\n"
+
+// meterProg is a script that updates a Meter each step (tail: more of the
+// loop's body) and shows it after the loop.
+func meterProg(tail string) string {
+	return "import torch\nfrom _m import Meter\nx = torch.randn(4, device='cuda')\nm = Meter()\nfor i in range(3):\n    m.update(x * i)\n" + tail + "m.show()\n"
 }
 
 // TestScriptPath checks which argument of a captured command line is the

@@ -65,7 +65,9 @@ func attributeNeededIn(src []byte, name string) bool {
 	if root.HasError() {
 		return true
 	}
-	b := &pyAnalysis{src: src, root: root, row: ^uint(0), tainted: map[string]bool{}, others: onlyFile}
+	// Its onward attributes may be read in any file, this one included:
+	// not known from here.
+	b := &pyAnalysis{src: src, root: root, row: ^uint(0), tainted: map[string]bool{}}
 	return b.attributeReadIn(name)
 }
 
@@ -85,4 +87,59 @@ func mentionsAttribute(src []byte, name string) bool {
 
 func isIdentByte(c byte) bool {
 	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c >= 0x80
+}
+
+// maxOnwardDepth bounds how many attributes deep a value is followed
+// (`self.total += self.last`, then total's reads).
+const maxOnwardDepth = 3
+
+// onwardShown says whether a read of an attribute only goes on into
+// something that is itself only shown: the right side of an assignment
+// (through arithmetic) to another attribute that no file of the program
+// reads so that it may be needed, or to a variable every use of which only
+// shows or keeps it. A read that goes anywhere else is not (false).
+func (a *pyAnalysis) onwardShown(n *sitter.Node) bool {
+	stmt, left := assignedFrom(n)
+	if left == nil || a.onwardDepth >= maxOnwardDepth {
+		return false
+	}
+	a.onwardDepth++
+	defer func() { a.onwardDepth-- }()
+	switch left.Kind() {
+	case "attribute":
+		if attrName(a, left) == attrName(a, n) {
+			return true // it only feeds itself (`self.ema = 0.9 * self.ema + …`): its other reads decide
+		}
+		return !a.attributeNeeded(left)
+	case "identifier":
+		fl := a.taint(stmt, a.text(left), stmt.Kind() == "augmented_assignment", 0, "")
+		return fl.use == UseLog || fl.use == UseLater
+	}
+	return false
+}
+
+// assignedFrom returns the assignment whose right side n is part of
+// through arithmetic only, and its target; nil when n goes elsewhere.
+func assignedFrom(n *sitter.Node) (stmt, left *sitter.Node) {
+	v := n
+	for p := n.Parent(); p != nil; v, p = p, p.Parent() {
+		switch p.Kind() {
+		case "binary_operator", "parenthesized_expression", "unary_operator":
+			continue
+		case "assignment", "augmented_assignment":
+			if sameNode(p.ChildByFieldName("right"), v) {
+				return p, p.ChildByFieldName("left")
+			}
+		}
+		return nil, nil
+	}
+	return nil, nil
+}
+
+// attrName is the attribute's name of an attribute node ("" for none).
+func attrName(a *pyAnalysis, n *sitter.Node) string {
+	if f := n.ChildByFieldName("attribute"); f != nil {
+		return a.text(f)
+	}
+	return ""
 }

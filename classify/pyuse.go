@@ -104,6 +104,7 @@ type pyAnalysis struct {
 	calleeDepth int             // functions of the file the value was followed into (pyhelpers.go)
 	numberDepth int             // names followed to tell whether they hold numbers (pynumbers.go)
 	others      otherFiles      // the program's other files (pyelsewhere.go)
+	onwardDepth int             // attributes a read was followed on into (pyelsewhere.go)
 }
 
 func (a *pyAnalysis) text(n *sitter.Node) string { return n.Utf8Text(a.src) }
