@@ -252,3 +252,21 @@ func TestLabelledHeldOutRound17(t *testing.T) {
 		{"lean, program found without flags", "lean", Options{FindSources: true}, 0.500, 0},
 	})
 }
+
+// TestLabelledHeldOutRound18 scores held-out round 18
+// (programs/ps18_*.py and _ps18_*.py): values read into attributes that
+// go on into other attributes and variables (averages, running
+// statistics, quotas, monitors), written and labelled by a helper who
+// had read neither the classifier nor round 17, after both attribute
+// rules (17d3f3c, 4db2414), committed before any capture (0260566),
+// captured lean, with backtraces and with nsys's defaults; lean committed
+// (docs/classifier.md, "Held out, rounds 17 and 18", has every mode).
+// Floors: the scores at capture.
+func TestLabelledHeldOutRound18(t *testing.T) {
+	t.Chdir("..")
+	t.Logf("held out, round 18 (values gone on from attributes into others)")
+	scoreRuns(t, "held out (round 18), ", labelledPrograms(t, "ps18_"), []labelledRun{
+		{"lean", "lean", Options{}, 0.500, 0},
+		{"lean, program found without flags", "lean", Options{FindSources: true}, 0.500, 0},
+	})
+}
