@@ -41,6 +41,10 @@ func TestProgramReadsAgree(t *testing.T) {
 		{"a read kept on into a local the class tests", map[string]string{"prog.py": "import torch\nx = torch.randn(4, device='cuda')\nclass R:\n    def __init__(self):\n        self.first = 1.0\n        self.last = 1.0\n" +
 			"    def update(self, t):\n        self.last = t.sum().item()\n    def stalled(self):\n        r = self.last / self.first\n        return r > 2\n" +
 			"m = R()\nfor i in range(3):\n    m.update(x * i)\n    if m.stalled():\n        break\n"}, 4, ""},
+		{"a read returned by a property the script only prints", map[string]string{"prog.py": propProg("print(m.mean, m.ratio())\n"), "_m.py": propModule}, 4, "false/logging"},
+		{"a read returned by a property the script tests", map[string]string{"prog.py": propProg("    if m.mean > 3:\n        break\n"), "_m.py": propModule}, 4, ""},
+		{"a read returned by a method the script tests", map[string]string{"prog.py": propProg("    if m.ratio() > 2:\n        break\n"), "_m.py": propModule}, 4, ""},
+		{"a read returned by a method the script keeps", map[string]string{"prog.py": propProg("    r = m.ratio()\n    if r > 2:\n        break\n"), "_m.py": propModule}, 4, ""},
 		{"a truth test of a tensor is a branch too", map[string]string{"prog.py": "import torch\nx = torch.randn(4, device='cuda')\n" +
 			"vals = []\nfor i in range(3):\n    vals.append(x.sum().item())\n    done = x.max()\n    if done:\n        break\nprint(vals)\n"}, 4, ""},
 		{"a tensor handed to math is not followed", map[string]string{"prog.py": "import math, torch\nx = torch.randn(4, device='cuda')\n" +
@@ -128,6 +132,19 @@ const meterModule = "class Meter:\n    def __init__(self):\n        self.last = 
 // loop's body) and shows it after the loop.
 func meterProg(tail string) string {
 	return "import torch\nfrom _m import Meter\nx = torch.randn(4, device='cuda')\nm = Meter()\nfor i in range(3):\n    m.update(x * i)\n" + tail + "m.show()\n"
+}
+
+// propModule's class keeps a read in attributes and hands them out through
+// a property and a method that compute with them.
+const propModule = "class Stats:\n    def __init__(self):\n        self.first = None\n        self.last = 0.0\n        self.total = 0.0\n        self.n = 0\n" +
+	"    def add(self, t):\n        self.last = t.sum().item()\n        self.total += self.last\n        self.n += 1\n        if self.first is None:\n            self.first = 1.0\n" +
+	"    @property\n    def mean(self):\n        return self.total / max(self.n, 1)\n" +
+	"    def ratio(self):\n        return self.last / self.first\n"
+
+// propProg is a script that adds to a Stats each step (tail: the loop's
+// body after it, or, unindented, what follows the loop).
+func propProg(tail string) string {
+	return "import torch\nfrom _m import Stats\nx = torch.randn(4, device='cuda')\nm = Stats()\nfor i in range(3):\n    m.add(x * i)\n" + tail
 }
 
 // TestScriptPath checks which argument of a captured command line is the

@@ -107,7 +107,7 @@ func (a *pyAnalysis) attributeReadIn(name string) bool {
 			return
 		}
 		if n.Kind() == "attribute" {
-			if f := n.ChildByFieldName("attribute"); f != nil && a.text(f) == name && !isStoreTarget(n) && a.needsContents(n, 0) && !a.onwardShown(n) {
+			if f := n.ChildByFieldName("attribute"); f != nil && a.text(f) == name && !isStoreTarget(n) && a.needsContents(n, 0) && !a.onwardShown(n) && !a.returnedShown(n) {
 				needed = true
 				return
 			}

@@ -118,14 +118,65 @@ func (a *pyAnalysis) onwardShown(n *sitter.Node) bool {
 	return false
 }
 
+// returnedShown says whether a read of an attribute is returned (through
+// arithmetic) by a method or property of a class whose every read, in
+// every file of the program, only shows what it returns: the method is
+// read as an attribute of its name is (`obj.mean`, `obj.summary()`).
+func (a *pyAnalysis) returnedShown(n *sitter.Node) bool {
+	def := returnedBy(n)
+	if def == nil || a.onwardDepth >= maxOnwardDepth {
+		return false
+	}
+	name := def.ChildByFieldName("name")
+	if name == nil {
+		return false
+	}
+	a.onwardDepth++
+	defer func() { a.onwardDepth-- }()
+	m := a.text(name)
+	return !a.attributeReadIn(m) && !a.attributeReadElsewhere(m)
+}
+
+// returnedBy is the method whose return statement n is part of through
+// arithmetic only; nil when n goes elsewhere or the function is no
+// class's.
+func returnedBy(n *sitter.Node) *sitter.Node {
+	for p := n.Parent(); p != nil; p = p.Parent() {
+		switch p.Kind() {
+		case "binary_operator", "parenthesized_expression", "unary_operator":
+			continue
+		case "return_statement":
+			def := enclosingFunction(p)
+			if def == nil {
+				return nil
+			}
+			body := def.Parent() // the class's block (or a decorated definition's)
+			if body != nil && body.Kind() == "decorated_definition" {
+				body = body.Parent()
+			}
+			if body == nil || body.Parent() == nil || body.Parent().Kind() != "class_definition" {
+				return nil
+			}
+			return def
+		}
+		return nil
+	}
+	return nil
+}
+
 // assignedFrom returns the assignment whose right side n is part of
-// through arithmetic only, and its target; nil when n goes elsewhere.
+// through arithmetic only (or as the method called: `x = obj.summary()`),
+// and its target; nil when n goes elsewhere.
 func assignedFrom(n *sitter.Node) (stmt, left *sitter.Node) {
 	v := n
 	for p := n.Parent(); p != nil; v, p = p, p.Parent() {
 		switch p.Kind() {
 		case "binary_operator", "parenthesized_expression", "unary_operator":
 			continue
+		case "call":
+			if sameNode(p.ChildByFieldName("function"), v) {
+				continue
+			}
 		case "assignment", "augmented_assignment":
 			if sameNode(p.ChildByFieldName("right"), v) {
 				return p, p.ChildByFieldName("left")
