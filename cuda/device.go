@@ -261,14 +261,25 @@ func chainOverhead(s session, l spinLaunch, n int, ns int64) (int64, error) {
 // shaped l start (its start stamp in page-locked memory) to the return of
 // a stream synchronize, less the spin's own GPU time: the synchronize's
 // wake-up. A full wave of a recorded footprint (1024×256 on an H200)
-// wakes 0.7 µs later than one warp: its blocks leave the SMs first.
+// wakes 0.7 µs later than one warp (TestGPUProbeWake).
 func wakeUp(s session, trials int, ns int64, l spinLaunch) (int64, error) {
+	return wakeUpWith(s, trials, ns, l, nil, func() error { return s.syncStream(0) })
+}
+
+// wakeUpWith is wakeUp with another synchronize (sync), after queued (nil:
+// nothing) has queued what it waits for behind the spin.
+func wakeUpWith(s session, trials int, ns int64, l spinLaunch, queued, sync func() error) (int64, error) {
 	base := time.Now()
 	var wake []int64
 	for range trials {
 		s.clearStamps()
 		if err := s.spin(0, ns, l, 0); err != nil {
 			return 0, err
+		}
+		if queued != nil {
+			if err := queued(); err != nil {
+				return 0, err
+			}
 		}
 		deadline := time.Now().Add(time.Second)
 		seen := int64(0)
@@ -281,7 +292,7 @@ func wakeUp(s session, trials int, ns int64, l spinLaunch) (int64, error) {
 				return 0, errors.New("the spin kernel never started (no stamp after 1 s)")
 			}
 		}
-		if err := s.syncStream(0); err != nil {
+		if err := sync(); err != nil {
 			return 0, err
 		}
 		ret := int64(time.Since(base))

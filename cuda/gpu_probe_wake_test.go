@@ -74,7 +74,7 @@ func TestGPUProbeWake(t *testing.T) {
 					for _, sy := range syncs {
 						row := wakeRow{Sync: sy.name, Streams: streams, SpinNs: ns, Launch: fmt.Sprintf("%dx%d", l.grid, l.block)}
 						var err error
-						row.WakeNs, err = wakeOf(s, 41, ns, l, sy.do)
+						row.WakeNs, err = wakeUpWith(s, 41, ns, l, func() error { return s.record(0, 0) }, sy.do)
 						if err != nil {
 							return fmt.Errorf("%s: %w", sy.name, err)
 						}
@@ -94,41 +94,6 @@ func TestGPUProbeWake(t *testing.T) {
 		}
 	}
 	writeOut(t, "probe_wake.json", rows)
-}
-
-// wakeOf is wakeUp for any synchronize: a spin of ns on stream 0 (an
-// event recorded after it), seen to start, then sync; the host time from
-// seeing it start to the return, less the spin's GPU time.
-func wakeOf(s session, trials int, ns int64, l spinLaunch, sync func() error) (int64, error) {
-	base := time.Now()
-	var wake []int64
-	for range trials {
-		s.clearStamps()
-		if err := s.spin(0, ns, l, 0); err != nil {
-			return 0, err
-		}
-		if err := s.record(0, 0); err != nil {
-			return 0, err
-		}
-		deadline := time.Now().Add(time.Second)
-		seen := int64(0)
-		for {
-			if st, _ := s.stamp(0); st != 0 {
-				seen = int64(time.Since(base))
-				break
-			}
-			if time.Now().After(deadline) {
-				return 0, fmt.Errorf("the spin kernel never started (no stamp after 1 s)")
-			}
-		}
-		if err := sync(); err != nil {
-			return 0, err
-		}
-		ret := int64(time.Since(base))
-		st, end := s.stamp(0)
-		wake = append(wake, max(ret-seen-int64(end-st), 0))
-	}
-	return median(wake), nil
 }
 
 // idleCallNs is the median host time of sync with nothing queued.
