@@ -45,6 +45,8 @@ func TestProgramReadsAgree(t *testing.T) {
 		{"a read returned by a property the script tests", map[string]string{"prog.py": propProg("    if m.mean > 3:\n        break\n"), "_m.py": propModule}, 4, ""},
 		{"a read returned by a method the script tests", map[string]string{"prog.py": propProg("    if m.ratio() > 2:\n        break\n"), "_m.py": propModule}, 4, ""},
 		{"a read returned by a method the script keeps", map[string]string{"prog.py": propProg("    r = m.ratio()\n    if r > 2:\n        break\n"), "_m.py": propModule}, 4, ""},
+		{"a read kept on through max() into a peak only shown", map[string]string{"prog.py": peakProg(""), "_m.py": peakModule}, 4, "false/logging"},
+		{"a read kept on through max() into a peak the script tests", map[string]string{"prog.py": peakProg("    if m.peak > 5:\n        break\n"), "_m.py": peakModule}, 4, ""},
 		{"a truth test of a tensor is a branch too", map[string]string{"prog.py": "import torch\nx = torch.randn(4, device='cuda')\n" +
 			"vals = []\nfor i in range(3):\n    vals.append(x.sum().item())\n    done = x.max()\n    if done:\n        break\nprint(vals)\n"}, 4, ""},
 		{"a tensor handed to math is not followed", map[string]string{"prog.py": "import math, torch\nx = torch.randn(4, device='cuda')\n" +
@@ -145,6 +147,17 @@ const propModule = "class Stats:\n    def __init__(self):\n        self.first = 
 // body after it, or, unindented, what follows the loop).
 func propProg(tail string) string {
 	return "import torch\nfrom _m import Stats\nx = torch.randn(4, device='cuda')\nm = Stats()\nfor i in range(3):\n    m.add(x * i)\n" + tail
+}
+
+// peakModule's class keeps a read and its largest so far.
+const peakModule = "class Peak:\n    def __init__(self):\n        self.last = 0.0\n        self.peak = 0.0\n" +
+	"    def add(self, t):\n        self.last = t.sum().item()\n        self.peak = max(self.peak, abs(self.last))\n" +
+	"    def show(self):\n        print(round(self.last, 3), self.peak)\n"
+
+// peakProg is a script that adds to a Peak each step (tail: more of the
+// loop's body) and shows it after the loop.
+func peakProg(tail string) string {
+	return "import torch\nfrom _m import Peak\nx = torch.randn(4, device='cuda')\nm = Peak()\nfor i in range(3):\n    m.add(x * i)\n" + tail + "m.show()\n"
 }
 
 // TestScriptPath checks which argument of a captured command line is the

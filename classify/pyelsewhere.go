@@ -99,7 +99,7 @@ const maxOnwardDepth = 3
 // reads so that it may be needed, or to a variable every use of which only
 // shows or keeps it. A read that goes anywhere else is not (false).
 func (a *pyAnalysis) onwardShown(n *sitter.Node) bool {
-	stmt, left := assignedFrom(n)
+	stmt, left := a.assignedFrom(n)
 	if left == nil || a.onwardDepth >= maxOnwardDepth {
 		return false
 	}
@@ -123,7 +123,7 @@ func (a *pyAnalysis) onwardShown(n *sitter.Node) bool {
 // every file of the program, only shows what it returns: the method is
 // read as an attribute of its name is (`obj.mean`, `obj.summary()`).
 func (a *pyAnalysis) returnedShown(n *sitter.Node) bool {
-	def := returnedBy(n)
+	def := a.returnedBy(n)
 	if def == nil || a.onwardDepth >= maxOnwardDepth {
 		return false
 	}
@@ -138,53 +138,71 @@ func (a *pyAnalysis) returnedShown(n *sitter.Node) bool {
 }
 
 // returnedBy is the method whose return statement n is part of through
-// arithmetic only; nil when n goes elsewhere or the function is no
-// class's.
-func returnedBy(n *sitter.Node) *sitter.Node {
-	for p := n.Parent(); p != nil; p = p.Parent() {
-		switch p.Kind() {
-		case "binary_operator", "parenthesized_expression", "unary_operator":
+// numbers only (carriesValue); nil when n goes elsewhere or the function
+// is no class's.
+func (a *pyAnalysis) returnedBy(n *sitter.Node) *sitter.Node {
+	v := n
+	for p := n.Parent(); p != nil; v, p = p, p.Parent() {
+		if a.carriesValue(p, v) {
 			continue
-		case "return_statement":
-			def := enclosingFunction(p)
-			if def == nil {
-				return nil
-			}
-			body := def.Parent() // the class's block (or a decorated definition's)
-			if body != nil && body.Kind() == "decorated_definition" {
-				body = body.Parent()
-			}
-			if body == nil || body.Parent() == nil || body.Parent().Kind() != "class_definition" {
-				return nil
-			}
-			return def
 		}
-		return nil
+		if p.Kind() != "return_statement" {
+			return nil
+		}
+		def := enclosingFunction(p)
+		if def == nil {
+			return nil
+		}
+		body := def.Parent() // the class's block (or a decorated definition's)
+		if body != nil && body.Kind() == "decorated_definition" {
+			body = body.Parent()
+		}
+		if body == nil || body.Parent() == nil || body.Parent().Kind() != "class_definition" {
+			return nil
+		}
+		return def
 	}
 	return nil
 }
 
 // assignedFrom returns the assignment whose right side n is part of
-// through arithmetic only (or as the method called: `x = obj.summary()`),
-// and its target; nil when n goes elsewhere.
-func assignedFrom(n *sitter.Node) (stmt, left *sitter.Node) {
+// through numbers only (carriesValue) or as the method called (`x =
+// obj.summary()`), and its target; nil when n goes elsewhere.
+func (a *pyAnalysis) assignedFrom(n *sitter.Node) (stmt, left *sitter.Node) {
 	v := n
 	for p := n.Parent(); p != nil; v, p = p, p.Parent() {
-		switch p.Kind() {
-		case "binary_operator", "parenthesized_expression", "unary_operator":
+		switch {
+		case a.carriesValue(p, v):
 			continue
-		case "call":
-			if sameNode(p.ChildByFieldName("function"), v) {
-				continue
-			}
-		case "assignment", "augmented_assignment":
-			if sameNode(p.ChildByFieldName("right"), v) {
-				return p, p.ChildByFieldName("left")
-			}
+		case p.Kind() == "call" && sameNode(p.ChildByFieldName("function"), v):
+			continue
+		case (p.Kind() == "assignment" || p.Kind() == "augmented_assignment") && sameNode(p.ChildByFieldName("right"), v):
+			return p, p.ChildByFieldName("left")
 		}
 		return nil, nil
 	}
 	return nil, nil
+}
+
+// numericBuiltins take numbers and give one of them or a number made from
+// them, and nothing else.
+var numericBuiltins = map[string]bool{"max": true, "min": true, "abs": true, "round": true, "float": true, "int": true}
+
+// carriesValue says whether p, the parent of v, hands v's value on as a
+// number: arithmetic, parentheses, a sign, or a call of max, min, abs,
+// round, float or int that v is an argument of (`self.largest =
+// max(self.largest, self.last)`).
+func (a *pyAnalysis) carriesValue(p, v *sitter.Node) bool {
+	switch p.Kind() {
+	case "binary_operator", "parenthesized_expression", "unary_operator", "argument_list":
+		return true // an argument list: its call decides
+	case "call":
+		if sameNode(p.ChildByFieldName("arguments"), v) {
+			name, method := a.callName(p.ChildByFieldName("function"))
+			return !method && numericBuiltins[name]
+		}
+	}
+	return false
 }
 
 // attrName is the attribute's name of an attribute node ("" for none).
