@@ -50,5 +50,30 @@ func BenchmarkProgramReads(b *testing.B) {
 		if len(l.places) == 0 {
 			b.Fatalf("no places read (%s)", l.why)
 		}
+		l.close()
+	}
+}
+
+// BenchmarkProgramAcrossFiles classifies a lean export of a program of two
+// files (a script whose class lives in its own module, held-out round 17),
+// its program found without flags: the program matcher's reading, its
+// places and every attribute read across the files, once per analysis:
+// go test ./classify/ -run '^$' -bench AcrossFiles -benchmem
+func BenchmarkProgramAcrossFiles(b *testing.B) {
+	b.Chdir("..")
+	x, err := trace.Open(b.Context(), "fixtures/labelled/ps17_metric_history_csv.lean.sqlite.gz")
+	if err != nil {
+		b.Fatal(err)
+	}
+	tr, err := x.Load(b.Context(), trace.LoadOptions{})
+	x.Close()
+	if err != nil {
+		b.Fatal(err)
+	}
+	opt := Options{FindSources: true}
+	for b.Loop() {
+		if v := opt.Verdicts(tr); len(v) != len(tr.Syncs) {
+			b.Fatal("wrong count")
+		}
 	}
 }

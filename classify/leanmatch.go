@@ -41,11 +41,15 @@ const minMatchedBytes = 2
 const maxPlaceEvidence = 4
 
 // leanReads is the program's places, read once per analysis (lazily: a
-// trace whose reads all carry frames never reads the program).
+// trace whose reads all carry frames never reads the program). The
+// program's files stay parsed until close, for the use of values read in
+// them (useAt) and of attributes read across them (pyelsewhere.go).
 type leanReads struct {
 	src    *sourceReader
 	cmd    []string
-	loaded bool
+	read   bool // the program's files were read (prog, or why)
+	loaded bool // the places were looked for (load)
+	prog   *programTrees
 	places []readPlace
 	why    string // why no verdict can come from the program's places as a whole ("" when they may decide)
 	// listed: the places were listed (the program was found, parses and
@@ -54,11 +58,6 @@ type leanReads struct {
 	// sample saw made its read itself (onSampledLine).
 	listed bool
 	script string // the script's file as read
-	// files: the program's files as read, the script first; complete:
-	// they are all its code (no import of code this analysis does not
-	// read).
-	files    []programText
-	complete bool
 }
 
 func newLeanReads(src *sourceReader, cmd []string) *leanReads {
@@ -68,22 +67,31 @@ func newLeanReads(src *sourceReader, cmd []string) *leanReads {
 	return &leanReads{src: src, cmd: cmd}
 }
 
-func (l *leanReads) load() {
-	if l.loaded {
+// readProgram reads and parses the program's files, once.
+func (l *leanReads) readProgram() {
+	if l.read {
 		return
 	}
-	l.loaded = true
+	l.read = true
 	p, why := loadProgram(l.src, l.cmd)
 	if p == nil {
 		l.why = why
 		return
 	}
-	defer p.close()
-	l.script = p.files[0].path
-	for _, pf := range p.files {
-		l.files = append(l.files, programText{path: pf.path, src: pf.src})
+	l.prog, l.script = p, p.files[0].path
+}
+
+// load lists the program's places, once.
+func (l *leanReads) load() {
+	if l.loaded {
+		return
 	}
-	l.complete = p.foreign == ""
+	l.loaded = true
+	l.readProgram()
+	p := l.prog
+	if p == nil {
+		return
+	}
 	if !p.importsGPUArrays() {
 		l.why = "the program imports neither torch nor CuPy"
 		return
@@ -97,28 +105,29 @@ func (l *leanReads) load() {
 	}
 }
 
-// othersOf is what the program's files say besides the file read at
-// path: every other file, when the program was read whole.
-func (l *leanReads) othersOf(path string) otherFiles {
-	if l == nil {
-		return otherFiles{}
+// close frees the program's parse trees.
+func (l *leanReads) close() {
+	if l != nil && l.prog != nil {
+		l.prog.close()
+		l.prog = nil
 	}
-	l.load()
-	return programOthers(l.files, l.complete, path)
 }
 
-// programOthers is files less the one read at path.
-func programOthers(files []programText, complete bool, path string) otherFiles {
-	if !complete || len(files) == 0 {
-		return otherFiles{}
+// useAt is the use of the value rd read at line of sf (pyUse), on the
+// program's own parse of the file where it is one of the program's, with
+// what the program's other files say of attributes.
+func (l *leanReads) useAt(sf *sourceFile, line int, rd pyRead) (pyOutcome, bool) {
+	if l == nil {
+		return sf.pyUse(line, rd, otherFiles{})
 	}
-	out := otherFiles{known: true}
-	for _, f := range files {
-		if f.path != path {
-			out.texts = append(out.texts, f)
+	l.readProgram()
+	others := l.prog.others(sf.path)
+	if l.prog != nil {
+		if pf := l.prog.file(sf.path); pf != nil {
+			return sf.pyUseOn(pf.src, pf.root, line, rd, others), true
 		}
 	}
-	return out
+	return sf.pyUse(line, rd, others)
 }
 
 // importsGPUArrays says whether any of the program's files imports torch

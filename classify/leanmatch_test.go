@@ -108,6 +108,7 @@ func TestProgramReadsAgree(t *testing.T) {
 				}
 			}
 			l := newLeanReads(newSourceReader(Options{SourceRoot: dir}, ""), []string{"python3", "/elsewhere/proj/prog.py"})
+			defer l.close()
 			fit, why := l.agreeing(c.bytes)
 			got := ""
 			if why == "" {

@@ -34,6 +34,9 @@ type parsedFile struct {
 	// (values or functions, not modules).
 	fromLocal map[string]bool
 	scopes    map[uint]*scopeIndex // by the scope's first byte (leanscope.go)
+	// attrNeeded: whether a read of an attribute of each name asked about
+	// may need its value here (pyelsewhere.go).
+	attrNeeded map[string]bool
 }
 
 func (pf *parsedFile) text(n *sitter.Node) string { return n.Utf8Text(pf.src) }
@@ -53,6 +56,8 @@ type programTrees struct {
 	// library, torch, numpy nor one of the program's modules: its code is
 	// not read, so a read may come from it.
 	foreign string
+	// othersOf: others' answers, by path.
+	othersOf map[string]otherFiles
 }
 
 // function returns the program's one function named name; nil when there
@@ -69,6 +74,39 @@ func (p *programTrees) close() {
 	for _, f := range p.files {
 		f.tree.Close()
 	}
+}
+
+// file is the program's file read at path; nil when it is none of them.
+func (p *programTrees) file(path string) *parsedFile {
+	for _, f := range p.files {
+		if f.path == path {
+			return f
+		}
+	}
+	return nil
+}
+
+// others is what the program's files other than the one read at path
+// say: every one of them, when the program is read whole (no import of
+// code this analysis does not read).
+func (p *programTrees) others(path string) otherFiles {
+	if p == nil || p.foreign != "" || len(p.files) == 0 {
+		return otherFiles{}
+	}
+	if o, ok := p.othersOf[path]; ok {
+		return o
+	}
+	out := otherFiles{known: true, files: make([]*parsedFile, 0, len(p.files)-1)}
+	for _, f := range p.files {
+		if f.path != path {
+			out.files = append(out.files, f)
+		}
+	}
+	if p.othersOf == nil {
+		p.othersOf = map[string]otherFiles{}
+	}
+	p.othersOf[path] = out
+	return out
 }
 
 // scriptPath returns the Python script a captured command line runs (its

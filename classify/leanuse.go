@@ -49,7 +49,7 @@ func useVerdict(use Use, kind placeKind) (Dependency, string) {
 // agree).
 func (f *placeFinder) useOf(pf *parsedFile, n *sitter.Node, rd pyRead, depth int) (Use, bool) {
 	line := int(n.StartPosition().Row) + 1
-	o := pf.sf.pyUseOn(pf.src, pf.root, line, rd, f.others(pf))
+	o := pf.sf.pyUseOn(pf.src, pf.root, line, rd, f.prog.others(pf.path))
 	if !o.returned {
 		return o.use, o.use != UseNone
 	}
@@ -77,15 +77,6 @@ func (f *placeFinder) useOf(pf *parsedFile, n *sitter.Node, rd pyRead, depth int
 		use, found = u, true
 	}
 	return use, found
-}
-
-// others is what the program's files other than pf say (pyelsewhere.go).
-func (f *placeFinder) others(pf *parsedFile) otherFiles {
-	files := make([]programText, 0, len(f.prog.files))
-	for _, o := range f.prog.files {
-		files = append(files, programText{path: o.path, src: o.src})
-	}
-	return programOthers(files, f.prog.foreign == "", pf.path)
 }
 
 // enclosingFunction is the function definition around n; nil at module level.

@@ -15,20 +15,11 @@ import (
 
 // otherFiles is what a query knows of the program's other files.
 type otherFiles struct {
-	// known: texts holds every other file of the program; otherwise any
+	// known: files holds every other file of the program; otherwise any
 	// of the program's code may read an attribute.
 	known bool
-	texts []programText
+	files []*parsedFile
 }
-
-// programText is one file of the program, as read.
-type programText struct {
-	path string
-	src  []byte
-}
-
-// onlyFile is a program of one file: the one analysed.
-var onlyFile = otherFiles{known: true}
 
 // attributeReadElsewhere says whether a read of an attribute named name in
 // one of the program's other files may need its value (needsContents, in
@@ -37,38 +28,33 @@ func (a *pyAnalysis) attributeReadElsewhere(name string) bool {
 	if !a.others.known {
 		return true
 	}
-	for _, t := range a.others.texts {
-		if !mentionsAttribute(t.src, name) {
-			continue
-		}
-		if attributeNeededIn(t.src, name) {
+	for _, pf := range a.others.files {
+		if pf.attributeNeeded(name) {
 			return true
 		}
 	}
 	return false
 }
 
-// attributeNeededIn parses src and says whether a read of an attribute
-// named name there may need its value; true when src does not parse.
-func attributeNeededIn(src []byte, name string) bool {
-	p := sitter.NewParser()
-	defer p.Close()
-	if err := p.SetLanguage(pyLanguage); err != nil {
-		return true
+// attributeNeeded says whether a read of an attribute named name in pf may
+// need its value, once per file and name: the program's files stay parsed
+// for the whole analysis (leanReads.close).
+func (pf *parsedFile) attributeNeeded(name string) bool {
+	if needed, ok := pf.attrNeeded[name]; ok {
+		return needed
 	}
-	tree := p.Parse(src, nil)
-	if tree == nil {
-		return true
+	needed := false
+	if mentionsAttribute(pf.src, name) {
+		// Its onward attributes may be read in any file, this one
+		// included: not known from here.
+		b := &pyAnalysis{src: pf.src, root: pf.root, row: ^uint(0), tainted: map[string]bool{}}
+		needed = b.attributeReadIn(name)
 	}
-	defer tree.Close()
-	root := tree.RootNode()
-	if root.HasError() {
-		return true
+	if pf.attrNeeded == nil {
+		pf.attrNeeded = map[string]bool{}
 	}
-	// Its onward attributes may be read in any file, this one included:
-	// not known from here.
-	b := &pyAnalysis{src: src, root: root, row: ^uint(0), tainted: map[string]bool{}}
-	return b.attributeReadIn(name)
+	pf.attrNeeded[name] = needed
+	return needed
 }
 
 // mentionsAttribute says whether src has `.name` anywhere, a cheap test

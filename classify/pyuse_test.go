@@ -5,6 +5,9 @@ import (
 	"testing"
 )
 
+// onlyFile is a program of one file: the one analysed.
+var onlyFile = otherFiles{known: true}
+
 // TestPyUse runs the parse-tree analysis on small functions: the read is on
 // the line marked "# <-".
 func TestPyUse(t *testing.T) {

@@ -111,7 +111,7 @@ func (f *facts) useFromTree() (u *useResult, ok bool) {
 		if sf == nil {
 			return nil, depth > 0
 		}
-		o, parsed := sf.pyUse(int(fr.Line), rd, f.src.program.othersOf(sf.path))
+		o, parsed := f.src.program.useAt(sf, int(fr.Line), rd)
 		if !parsed {
 			return nil, depth > 0
 		}

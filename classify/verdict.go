@@ -87,6 +87,7 @@ func (o Options) verdicts(t *trace.Trace, nm *names, sampledOf *sampledSites) (i
 		if src != nil {
 			src.program = lean
 		}
+		defer lean.close()
 	}
 	type decided struct {
 		id       int32
