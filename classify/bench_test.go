@@ -10,15 +10,7 @@ import (
 // 1000 times (72,000 syncs with native and Python frames, 1,000 threads):
 // go test ./classify/ -run '^$' -bench Verdicts -benchmem
 func BenchmarkVerdicts(b *testing.B) {
-	x, err := trace.Open(b.Context(), "../fixtures/patterns_backtrace.sqlite.gz")
-	if err != nil {
-		b.Fatal(err)
-	}
-	tr, err := x.Load(b.Context(), trace.LoadOptions{})
-	x.Close()
-	if err != nil {
-		b.Fatal(err)
-	}
+	tr := benchTrace(b, "../fixtures/patterns_backtrace.sqlite.gz")
 	const copies = 1000
 	big := *tr
 	big.Syncs = make([]trace.Sync, 0, copies*len(tr.Syncs))
@@ -61,19 +53,26 @@ func BenchmarkProgramReads(b *testing.B) {
 // go test ./classify/ -run '^$' -bench AcrossFiles -benchmem
 func BenchmarkProgramAcrossFiles(b *testing.B) {
 	b.Chdir("..")
-	x, err := trace.Open(b.Context(), "fixtures/labelled/ps17_metric_history_csv.lean.sqlite.gz")
-	if err != nil {
-		b.Fatal(err)
-	}
-	tr, err := x.Load(b.Context(), trace.LoadOptions{})
-	x.Close()
-	if err != nil {
-		b.Fatal(err)
-	}
+	tr := benchTrace(b, "fixtures/labelled/ps17_metric_history_csv.lean.sqlite.gz")
 	opt := Options{FindSources: true}
 	for b.Loop() {
 		if v := opt.Verdicts(tr); len(v) != len(tr.Syncs) {
 			b.Fatal("wrong count")
 		}
 	}
+}
+
+// benchTrace loads the export at path.
+func benchTrace(b *testing.B, path string) *trace.Trace {
+	b.Helper()
+	x, err := trace.Open(b.Context(), path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer x.Close()
+	tr, err := x.Load(b.Context(), trace.LoadOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return tr
 }

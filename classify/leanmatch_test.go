@@ -3,6 +3,7 @@ package classify
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -41,6 +42,13 @@ func TestProgramReadsAgree(t *testing.T) {
 		{"a read kept on into a local the class tests", map[string]string{"prog.py": "import torch\nx = torch.randn(4, device='cuda')\nclass R:\n    def __init__(self):\n        self.first = 1.0\n        self.last = 1.0\n" +
 			"    def update(self, t):\n        self.last = t.sum().item()\n    def stalled(self):\n        r = self.last / self.first\n        return r > 2\n" +
 			"m = R()\nfor i in range(3):\n    m.update(x * i)\n    if m.stalled():\n        break\n"}, 4, ""},
+		// Into the methods of the program's classes (pymethods.go).
+		{"a read handed to a module's method that keeps it for a report", map[string]string{"prog.py": trackerProg(""), "_t.py": trackerModule}, 4, "false/logging"},
+		{"a read handed to a module's method, a kept total the script tests", map[string]string{"prog.py": trackerProg("    if t.total > 10:\n        break\n"), "_t.py": trackerModule}, 4, ""},
+		{"a read handed to a module's method that tests it", map[string]string{"prog.py": trackerProg(""), "_t.py": strings.Replace(trackerModule,
+			"        self.total += v * n\n", "        self.total += v * n\n        if v > 100:\n            raise ValueError(v)\n", 1)}, 4, "true/control-flow"},
+		{"a read handed to a method of an object imported from a library", map[string]string{"prog.py": "import torch\nfrom _t import Tracker\nimport mylib\n" +
+			"x = torch.randn(4, device='cuda')\nt = mylib.Tracker()\nfor i in range(3):\n    t.push((x * i).sum().item(), n=2)\n", "_t.py": trackerModule}, 4, ""},
 		{"a read returned by a property the script only prints", map[string]string{"prog.py": propProg("print(m.mean, m.ratio())\n"), "_m.py": propModule}, 4, "false/logging"},
 		{"a read returned by a property the script tests", map[string]string{"prog.py": propProg("    if m.mean > 3:\n        break\n"), "_m.py": propModule}, 4, ""},
 		{"a read returned by a method the script tests", map[string]string{"prog.py": propProg("    if m.ratio() > 2:\n        break\n"), "_m.py": propModule}, 4, ""},
@@ -135,6 +143,18 @@ const meterModule = "class Meter:\n    def __init__(self):\n        self.last = 
 // loop's body) and shows it after the loop.
 func meterProg(tail string) string {
 	return "import torch\nfrom _m import Meter\nx = torch.randn(4, device='cuda')\nm = Meter()\nfor i in range(3):\n    m.update(x * i)\n" + tail + "m.show()\n"
+}
+
+// trackerModule's class keeps what a method is handed in attributes and
+// prints them in report().
+const trackerModule = "class Tracker:\n    def __init__(self):\n        self.total = 0.0\n        self.n = 0\n" +
+	"    def push(self, v, n=1):\n        self.total += v * n\n        self.n += n\n" +
+	"    def report(self):\n        print(f'mean {self.total / max(self.n, 1):.3f}')\n"
+
+// trackerProg is a script that hands a read to a Tracker each step (tail:
+// more of the loop's body) and reports after the loop.
+func trackerProg(tail string) string {
+	return "import torch\nfrom _t import Tracker\nx = torch.randn(4, device='cuda')\nt = Tracker()\nfor i in range(3):\n    t.push((x * i).sum().item(), n=2)\n" + tail + "t.report()\n"
 }
 
 // propModule's class keeps a read in attributes and hands them out through

@@ -96,10 +96,12 @@ func (p *programTrees) others(path string) otherFiles {
 	if o, ok := p.othersOf[path]; ok {
 		return o
 	}
-	out := otherFiles{known: true, files: make([]*parsedFile, 0, len(p.files)-1)}
+	out := otherFiles{known: true, files: make([]*parsedFile, 0, len(p.files)-1), prog: p}
 	for _, f := range p.files {
 		if f.path != path {
 			out.files = append(out.files, f)
+		} else {
+			out.self = f
 		}
 	}
 	if p.othersOf == nil {

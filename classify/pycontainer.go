@@ -107,7 +107,8 @@ func (a *pyAnalysis) attributeReadIn(name string) bool {
 			return
 		}
 		if n.Kind() == "attribute" {
-			if f := n.ChildByFieldName("attribute"); f != nil && a.text(f) == name && !isStoreTarget(n) && a.needsContents(n, 0) && !a.onwardShown(n) && !a.returnedShown(n) {
+			if f := n.ChildByFieldName("attribute"); f != nil && a.text(f) == name && !isStoreTarget(n) && a.needsContents(n, 0) &&
+				!a.onwardShown(n) && !a.returnedShown(n) && !a.onlyRecorded(n, name) {
 				needed = true
 				return
 			}
@@ -211,6 +212,10 @@ func (a *pyAnalysis) declares(params *sitter.Node, name string) bool {
 func (a *pyAnalysis) needsContents(n *sitter.Node, depth int) bool {
 	for v, p := n, n.Parent(); p != nil; v, p = p, p.Parent() {
 		switch p.Kind() {
+		case "comparison_operator":
+			if sameNode(v, n) && presenceTest(p) {
+				return false // `x is None`: whether it was ever set, not what it holds
+			}
 		case "if_statement", "elif_clause", "while_statement":
 			return sameNode(p.ChildByFieldName("condition"), v)
 		case "assert_statement", "conditional_expression", "boolean_operator", "not_operator", "return_statement",
@@ -242,6 +247,21 @@ func (a *pyAnalysis) needsContents(n *sitter.Node, depth int) bool {
 		}
 	}
 	return false
+}
+
+// presenceTest says whether a comparison is `x is None` or `x is not
+// None`: it tells whether x was ever set (to a number read back, in the
+// attributes it is asked of), whatever the number.
+func presenceTest(c *sitter.Node) bool {
+	if c.NamedChildCount() != 2 || c.NamedChild(0).Kind() != "none" && c.NamedChild(1).Kind() != "none" {
+		return false
+	}
+	for i := uint(0); i < c.ChildCount(); i++ {
+		if ch := c.Child(i); !ch.IsNamed() && ch.Kind() != "is" && ch.Kind() != "is not" {
+			return false
+		}
+	}
+	return true
 }
 
 // maxCalleeDepth bounds how many calls deep a container is followed.
@@ -301,13 +321,20 @@ func (a *pyAnalysis) testsContents(n *sitter.Node, depth int) bool {
 // moduleFunction returns the one top-level function of the file named
 // name; nil when there is none or more than one.
 func (a *pyAnalysis) moduleFunction(name string) *sitter.Node {
+	return a.moduleDefinition("function_definition", name)
+}
+
+// moduleDefinition returns the file's one top-level definition of the kind
+// (a function_definition or a class_definition) named name; nil when there
+// is none or more than one.
+func (a *pyAnalysis) moduleDefinition(kind, name string) *sitter.Node {
 	var found *sitter.Node
 	for i := uint(0); a.root != nil && i < a.root.NamedChildCount(); i++ {
 		d := a.root.NamedChild(i)
 		if d.Kind() == "decorated_definition" {
 			d = d.ChildByFieldName("definition")
 		}
-		if d == nil || d.Kind() != "function_definition" {
+		if d == nil || d.Kind() != kind {
 			continue
 		}
 		if nm := d.ChildByFieldName("name"); nm != nil && a.text(nm) == name {

@@ -19,6 +19,11 @@ type otherFiles struct {
 	// of the program's code may read an attribute.
 	known bool
 	files []*parsedFile
+	// prog and self: the program and the file analysed, when it is one of
+	// the program's (nil otherwise), for the program's classes and their
+	// methods (pymethods.go).
+	prog *programTrees
+	self *parsedFile
 }
 
 // attributeReadElsewhere says whether a read of an attribute named name in
@@ -43,15 +48,16 @@ func (pf *parsedFile) attributeNeeded(name string) bool {
 	if needed, ok := pf.attrNeeded[name]; ok {
 		return needed
 	}
+	if pf.attrNeeded == nil {
+		pf.attrNeeded = map[string]bool{}
+	}
+	pf.attrNeeded[name] = true // while it is worked out: a query that cycles back may need it
 	needed := false
 	if mentionsAttribute(pf.src, name) {
 		// Its onward attributes may be read in any file, this one
 		// included: not known from here.
 		b := &pyAnalysis{src: pf.src, root: pf.root, row: ^uint(0), tainted: map[string]bool{}}
 		needed = b.attributeReadIn(name)
-	}
-	if pf.attrNeeded == nil {
-		pf.attrNeeded = map[string]bool{}
 	}
 	pf.attrNeeded[name] = needed
 	return needed
@@ -100,6 +106,58 @@ func (a *pyAnalysis) onwardShown(n *sitter.Node) bool {
 	case "identifier":
 		fl := a.taint(stmt, a.text(left), stmt.Kind() == "augmented_assignment", 0, "")
 		return fl.use == UseLog || fl.use == UseLater
+	}
+	return false
+}
+
+// onlyRecorded says whether a read of an attribute named name, or the call
+// it is the function of (`if notes.consider(v):`), is tested by an if
+// whose arms only record (onlyRecords), or by one that picks the constant
+// its method returns (recordsThenReturns) when every read of that method,
+// in every file of the program, is itself only shown. A read met again
+// while its attribute's reads are being followed (a best-so-far test,
+// `if v < self.best: self.best = v`, whose arm stores what it reads) only
+// cycles back: it is taken as recorded, as a variable's is (taint).
+func (a *pyAnalysis) onlyRecorded(n *sitter.Node, name string) bool {
+	key := "attribute ." + name
+	if a.tainted[key] {
+		return true
+	}
+	v := n
+	if p := n.Parent(); p != nil && p.Kind() == "call" && sameNode(p.ChildByFieldName("function"), n) {
+		v = p
+	}
+	if !a.inTest(v) {
+		return false
+	}
+	a.tainted[key] = true
+	defer delete(a.tainted, key)
+	fl := a.follow(v, 0)
+	switch {
+	case keepsOnly(fl.use):
+		return true
+	case fl.returned && fl.use == UseNone:
+		def := enclosingFunction(v)
+		if def == nil || enclosingClass(def) == nil || a.onwardDepth >= maxOnwardDepth {
+			return false
+		}
+		a.onwardDepth++
+		defer func() { a.onwardDepth-- }()
+		m := a.text(def.ChildByFieldName("name"))
+		return !a.attributeReadIn(m) && !a.attributeReadElsewhere(m)
+	}
+	return false
+}
+
+// inTest says whether n is part of the condition of an if or elif.
+func (a *pyAnalysis) inTest(n *sitter.Node) bool {
+	for v, p := n, n.Parent(); p != nil; v, p = p, p.Parent() {
+		switch p.Kind() {
+		case "if_statement", "elif_clause":
+			return sameNode(p.ChildByFieldName("condition"), v)
+		case "block", "expression_statement", "module", "function_definition", "class_definition":
+			return false
+		}
 	}
 	return false
 }
@@ -175,13 +233,16 @@ func (a *pyAnalysis) assignedFrom(n *sitter.Node) (stmt, left *sitter.Node) {
 var numericBuiltins = map[string]bool{"max": true, "min": true, "abs": true, "round": true, "float": true, "int": true}
 
 // carriesValue says whether p, the parent of v, hands v's value on as a
-// number: arithmetic, parentheses, a sign, or a call of max, min, abs,
-// round, float or int that v is an argument of (`self.largest =
+// number: arithmetic, parentheses, a sign, an arm of a conditional
+// expression, or a call of max, min, abs, round, float or int that v is an
+// argument of (`self.largest =
 // max(self.largest, self.last)`).
 func (a *pyAnalysis) carriesValue(p, v *sitter.Node) bool {
 	switch p.Kind() {
 	case "binary_operator", "parenthesized_expression", "unary_operator", "argument_list":
 		return true // an argument list: its call decides
+	case "conditional_expression":
+		return !sameNode(p.NamedChild(1), v) // either arm's value goes on; the condition is a test
 	case "call":
 		if sameNode(p.ChildByFieldName("arguments"), v) {
 			name, method := a.callName(p.ChildByFieldName("function"))

@@ -50,6 +50,14 @@ func (a *pyAnalysis) follow(v *sitter.Node, depth int) flow {
 				if fl, ok := a.onlyRecords(p, depth); ok {
 					return fl
 				}
+				if fl, ok := a.recordsThenReturns(p, depth); ok {
+					return fl
+				}
+				if a.methodDepth > 0 {
+					if fl, ok := a.stateFlow(p, depth); ok {
+						return fl // a test or a size of what the arms set, else unknown (pystate.go)
+					}
+				}
 			}
 			return a.at(UseBranch, p)
 		case "assert_statement":
@@ -63,10 +71,10 @@ func (a *pyAnalysis) follow(v *sitter.Node, depth int) flow {
 			}
 			v = p
 		case "boolean_operator":
-			if sameNode(p.ChildByFieldName("left"), v) {
-				return a.at(UseBranch, p) // `v and x` tests v
+			if right := p.ChildByFieldName("right"); sameNode(p.ChildByFieldName("left"), v) && (right == nil || !a.callFree(right)) {
+				return a.at(UseBranch, p) // `v and f()` tests v: whether f runs
 			}
-			v = p
+			v = p // `v or x < 3`, x free of calls: the whole decides
 		case "not_operator":
 			return a.at(UseBranch, p)
 		case "binary_operator":

@@ -12,7 +12,8 @@ import (
 )
 
 // intoCallee follows a value v, an argument of call, into the parameter of
-// the file's function that call names (calleeParam): the flow of every use
+// the file's function that call names (calleeParam), or of the program's
+// method it runs (methodParam): the flow of every use
 // of the parameter there. When the function returns it (or a value
 // computed from it), the flow says returned and the caller goes on from the
 // call's result. ok is false when the call is not to a function of the
@@ -22,7 +23,12 @@ func (a *pyAnalysis) intoCallee(call, v *sitter.Node, depth int) (fl flow, ok bo
 	if a.calleeDepth >= maxCalleeDepth || depth >= maxFlowDepth {
 		return flow{}, false
 	}
+	b, method := a, false
 	def, name, ok := a.calleeParam(call, v)
+	if !ok {
+		b, def, name, ok = a.methodParam(call, v) // pymethods.go
+		method = true
+	}
 	if !ok {
 		return flow{}, false
 	}
@@ -30,12 +36,19 @@ func (a *pyAnalysis) intoCallee(call, v *sitter.Node, depth int) (fl flow, ok bo
 	if body == nil {
 		return flow{}, false
 	}
-	if a.labelFunction(def) {
+	if b.labelFunction(def) {
 		return flow{returned: true}, true // the label it returns carries the value on
 	}
-	a.calleeDepth++
-	defer func() { a.calleeDepth-- }()
-	fl = a.taintIn(def, name, false, depth, "")
+	b.calleeDepth++
+	defer func() { b.calleeDepth-- }()
+	if method {
+		b.methodDepth++
+		defer func() { b.methodDepth-- }()
+	}
+	fl = b.taintIn(def, name, false, depth, "")
+	if b != a {
+		fl.lines = nil // lines of another file: not this one's to show
+	}
 	if fl.neutral && fl.use == UseLog {
 		return flow{}, true // the parameter only cycles back: nothing seen
 	}
@@ -79,47 +92,73 @@ func (a *pyAnalysis) calleeParam(call, arg *sitter.Node) (def *sitter.Node, name
 	if def == nil {
 		return nil, "", false
 	}
-	params := def.ChildByFieldName("parameters")
-	if params == nil {
-		return nil, "", false
-	}
-	if arg.Kind() == "keyword_argument" {
-		kw := arg.ChildByFieldName("name")
-		if kw == nil {
-			return nil, "", false
-		}
-		name = a.text(kw)
-		found := false
-		a.eachParam(params, func(_ int, p string) { found = found || p == name })
-		if !found {
-			return nil, "", false
-		}
-	} else {
-		pos := -1
-		args := arg.Parent()
-		for i := uint(0); i < args.NamedChildCount(); i++ {
-			c := args.NamedChild(i)
-			if c.Kind() == "list_splat" || c.Kind() == "dictionary_splat" {
-				return nil, "", false // the places after it are not known
-			}
-			if c.Kind() == "keyword_argument" {
-				continue
-			}
-			pos++
-			if sameNode(c, arg) {
-				break
-			}
-		}
-		a.eachParam(params, func(i int, p string) {
-			if i == pos {
-				name = p
-			}
-		})
-	}
+	name = a.paramFor(def, arg, 0)
 	if name == "" || a.bindsOther(def, name) {
 		return nil, "", false
 	}
 	return def, name, true
+}
+
+// paramFor is the name of def's parameter (def in this file) that the
+// argument arg of a call goes to (paramOf).
+func (a *pyAnalysis) paramFor(def, arg *sitter.Node, skip int) string {
+	kw, pos, ok := a.argSlot(arg)
+	if !ok {
+		return ""
+	}
+	return a.paramOf(def, kw, pos, skip)
+}
+
+// argSlot says where an argument of a call stands: its keyword, or its
+// place among the positional arguments; ok is false for a splat argument
+// (or a positional one after it), or a node that is no argument.
+func (a *pyAnalysis) argSlot(arg *sitter.Node) (kw string, pos int, ok bool) {
+	args := arg.Parent()
+	if args == nil || args.Kind() != "argument_list" {
+		return "", 0, false
+	}
+	if arg.Kind() == "keyword_argument" {
+		name := arg.ChildByFieldName("name")
+		if name == nil {
+			return "", 0, false
+		}
+		return a.text(name), -1, true
+	}
+	pos = -1
+	for i := uint(0); i < args.NamedChildCount(); i++ {
+		c := args.NamedChild(i)
+		if c.Kind() == "list_splat" || c.Kind() == "dictionary_splat" {
+			return "", 0, false // the places after it are not known
+		}
+		if c.Kind() == "keyword_argument" {
+			continue
+		}
+		pos++
+		if sameNode(c, arg) {
+			return "", pos, true
+		}
+	}
+	return "", 0, false
+}
+
+// paramOf is the name of the parameter of def (in this file) that takes
+// the argument of keyword kw, or else of place pos, the first skip
+// parameters (a method's self) taking none; "" when there is none.
+func (a *pyAnalysis) paramOf(def *sitter.Node, kw string, pos, skip int) string {
+	params := def.ChildByFieldName("parameters")
+	if params == nil {
+		return ""
+	}
+	name := ""
+	a.eachParam(params, func(place int, p string) {
+		switch {
+		case kw != "" && p == kw && (place < 0 || place >= skip):
+			name = p
+		case kw == "" && place >= 0 && place == pos+skip:
+			name = p
+		}
+	})
+	return name
 }
 
 // eachParam calls fn with the place and name of each parameter that takes

@@ -4,6 +4,8 @@ package classify
 // with them keeps the value on the host (`v / REF`, `r * rate ** p`).
 
 import (
+	"bytes"
+
 	sitter "github.com/tree-sitter/go-tree-sitter"
 )
 
@@ -29,7 +31,7 @@ func (a *pyAnalysis) isNumberName(id *sitter.Node) bool {
 	if params == nil || !a.declares(params, name) {
 		return a.localNumber(scope, name)
 	}
-	if nm == nil || a.moduleFunction(a.text(nm)) == nil || a.bindsOther(scope, name) {
+	if nm == nil || a.bindsOther(scope, name) {
 		return false
 	}
 	place, def := -1, (*sitter.Node)(nil)
@@ -38,7 +40,15 @@ func (a *pyAnalysis) isNumberName(id *sitter.Node) bool {
 			place, def = i, dflt
 		}
 	})
-	return a.everyCallPassesNumber(a.text(nm), place, name, def != nil && a.isNumber(def))
+	numberDefault := def != nil && a.isNumber(def)
+	switch {
+	case a.moduleFunction(a.text(nm)) != nil:
+		return a.everyCallPassesNumber(a.text(nm), place, name, numberDefault)
+	case enclosingClass(scope) != nil && place != 0:
+		// a method's: every call of it anywhere in the program
+		return a.everyMethodCallPassesNumber(a.text(nm), max(place-1, -1), name, numberDefault)
+	}
+	return false
 }
 
 // everyCallPassesNumber says whether each use of the function fn in the
@@ -54,37 +64,79 @@ func (a *pyAnalysis) everyCallPassesNumber(fn string, place int, name string, nu
 			return
 		}
 		calls++
-		args := call.ChildByFieldName("arguments")
-		if args == nil {
-			ok = false
-			return
-		}
-		pos, passed := 0, false
-		for i := uint(0); i < args.NamedChildCount(); i++ {
-			c := args.NamedChild(i)
-			switch c.Kind() {
-			case "list_splat", "dictionary_splat":
-				ok = false
-			case "keyword_argument":
-				if k := c.ChildByFieldName("name"); k != nil && a.text(k) == name {
-					passed = true
-					ok = ok && a.isNumber(c.ChildByFieldName("value"))
-				}
-			default:
-				if pos == place {
-					passed = true
-					ok = ok && a.isNumber(c)
-				}
-				pos++
-			}
-		}
-		ok = ok && (passed || numberDefault)
+		ok = ok && a.passesNumber(call.ChildByFieldName("arguments"), place, name, numberDefault)
 	})
 	return ok && (calls > 0 || numberDefault)
 }
 
+// everyMethodCallPassesNumber is everyCallPassesNumber for a method: every
+// call of a method of that name (`obj.update(v, n=4)`), in every file of
+// the program, passes a number for the parameter at place (self not
+// counted) or by its name, or leaves it out when its default is a
+// number. False when the program's files are not all known, or the name
+// is used other than as a method called.
+func (a *pyAnalysis) everyMethodCallPassesNumber(method string, place int, name string, numberDefault bool) bool {
+	if !a.others.known {
+		return false
+	}
+	ok, calls := true, 0
+	check := func(b *pyAnalysis) {
+		walkAll(b.root, func(n *sitter.Node) {
+			if !ok || n.Kind() != "attribute" {
+				return
+			}
+			if f := n.ChildByFieldName("attribute"); f == nil || b.text(f) != method {
+				return
+			}
+			call := n.Parent()
+			if call == nil || call.Kind() != "call" || !sameNode(call.ChildByFieldName("function"), n) {
+				ok = false // handed on or stored: called from anywhere
+				return
+			}
+			calls++
+			ok = b.passesNumber(call.ChildByFieldName("arguments"), place, name, numberDefault)
+		})
+	}
+	check(a)
+	for _, f := range a.others.files {
+		if ok && bytes.Contains(f.src, []byte(method)) {
+			check(a.analysisOf(f))
+		}
+	}
+	return ok && (calls > 0 || numberDefault)
+}
+
+// passesNumber says whether a call's arguments pass a number for the
+// parameter at place (by position) or named name, or pass nothing for it
+// when its default is a number (numberDefault).
+func (a *pyAnalysis) passesNumber(args *sitter.Node, place int, name string, numberDefault bool) bool {
+	if args == nil {
+		return false
+	}
+	ok, pos, passed := true, 0, false
+	for i := uint(0); i < args.NamedChildCount(); i++ {
+		c := args.NamedChild(i)
+		switch c.Kind() {
+		case "list_splat", "dictionary_splat":
+			return false
+		case "keyword_argument":
+			if k := c.ChildByFieldName("name"); k != nil && a.text(k) == name {
+				passed = true
+				ok = ok && a.isNumber(c.ChildByFieldName("value"))
+			}
+		default:
+			if pos == place {
+				passed = true
+				ok = ok && a.isNumber(c)
+			}
+			pos++
+		}
+	}
+	return ok && (passed || numberDefault)
+}
+
 // isNumber says whether an expression is a number: a literal, a module
-// constant bound once to one, or arithmetic of those.
+// constant bound once to one, a size (isSize), or arithmetic of those.
 func (a *pyAnalysis) isNumber(n *sitter.Node) bool {
 	if n == nil {
 		return false
@@ -98,6 +150,48 @@ func (a *pyAnalysis) isNumber(n *sitter.Node) bool {
 		return a.isNumber(n.ChildByFieldName("left")) && a.isNumber(n.ChildByFieldName("right"))
 	case "identifier":
 		return a.isNumberName(n)
+	case "call", "subscript", "attribute":
+		return a.isSize(n)
+	}
+	return false
+}
+
+// isSize says whether an expression is a size the host knows, an int:
+// `len(x)`, `x.size(0)`, `x.shape[0]`, `x.size()[0]`, `x.numel()`,
+// `x.dim()`, `x.ndim`.
+func (a *pyAnalysis) isSize(n *sitter.Node) bool {
+	switch n.Kind() {
+	case "call":
+		name, method := a.callName(n.ChildByFieldName("function"))
+		args := n.ChildByFieldName("arguments")
+		if args == nil || args.Kind() != "argument_list" {
+			return false
+		}
+		switch {
+		case !method && name == "len":
+			return args.NamedChildCount() == 1
+		case method && (name == "numel" || name == "dim" || name == "nelement"):
+			return args.NamedChildCount() == 0
+		case method && name == "size":
+			return args.NamedChildCount() == 1 && a.isNumber(args.NamedChild(0))
+		}
+	case "subscript":
+		v, k := n.ChildByFieldName("value"), n.ChildByFieldName("subscript")
+		if v == nil || k == nil || !a.isNumber(k) {
+			return false
+		}
+		if v.Kind() == "attribute" {
+			f := v.ChildByFieldName("attribute")
+			return f != nil && a.text(f) == "shape"
+		}
+		if v.Kind() == "call" {
+			name, method := a.callName(v.ChildByFieldName("function"))
+			args := v.ChildByFieldName("arguments")
+			return method && name == "size" && args != nil && args.NamedChildCount() == 0
+		}
+	case "attribute":
+		f := n.ChildByFieldName("attribute")
+		return f != nil && a.text(f) == "ndim"
 	}
 	return false
 }

@@ -41,22 +41,7 @@ func (a *pyAnalysis) ifParts(s *sitter.Node) []ifPart {
 // what gets recorded. Later tests (elif conditions) must call nothing but
 // conversions.
 func (a *pyAnalysis) onlyRecords(test *sitter.Node, depth int) (flow, bool) {
-	var parts []ifPart
-	if test.Kind() == "elif_clause" {
-		owner := test.Parent()
-		if owner == nil {
-			return flow{}, false
-		}
-		all := a.ifParts(owner)
-		for i, p := range all {
-			if sameNode(p.cond, test.ChildByFieldName("condition")) {
-				parts = all[i:]
-				break
-			}
-		}
-	} else {
-		parts = a.ifParts(test)
-	}
+	parts := a.decidedParts(test)
 	if len(parts) == 0 {
 		return flow{}, false
 	}
@@ -65,7 +50,7 @@ func (a *pyAnalysis) onlyRecords(test *sitter.Node, depth int) (flow, bool) {
 		if i > 0 && p.cond != nil && !a.callFree(p.cond) {
 			return flow{}, false
 		}
-		fl, ok := a.blockRecords(p.block, depth)
+		fl, ok := a.blockRecords(p.block, depth, false)
 		if !ok {
 			return flow{}, false
 		}
@@ -78,14 +63,47 @@ func (a *pyAnalysis) onlyRecords(test *sitter.Node, depth int) (flow, bool) {
 	return out, true
 }
 
-// blockRecords is onlyRecords for the statements of one block.
-func (a *pyAnalysis) blockRecords(block *sitter.Node, depth int) (flow, bool) {
+// decidedParts are the arms a test decides: those of an if from its
+// consequence on, of an elif from its own on.
+func (a *pyAnalysis) decidedParts(test *sitter.Node) []ifPart {
+	if test.Kind() != "elif_clause" {
+		return a.ifParts(test)
+	}
+	owner := test.Parent()
+	if owner == nil {
+		return nil
+	}
+	all := a.ifParts(owner)
+	for i, p := range all {
+		if sameNode(p.cond, test.ChildByFieldName("condition")) {
+			return all[i:]
+		}
+	}
+	return nil
+}
+
+// blockRecords is onlyRecords for the statements of one block; with
+// labels, a return of a constant (isConstant) is allowed too, and makes the
+// flow returned.
+func (a *pyAnalysis) blockRecords(block *sitter.Node, depth int, labels bool) (flow, bool) {
+	return a.statementsRecord(block, 0, depth, labels)
+}
+
+// statementsRecord is blockRecords for the statements of block from the
+// from-th on.
+func (a *pyAnalysis) statementsRecord(block *sitter.Node, from uint, depth int, labels bool) (flow, bool) {
 	out := flow{use: UseLog, neutral: true}
-	for i := uint(0); i < block.NamedChildCount(); i++ {
+	for i := from; i < block.NamedChildCount(); i++ {
 		s := block.NamedChild(i)
 		var fl flow
 		switch s.Kind() {
 		case "comment", "pass_statement":
+			continue
+		case "return_statement":
+			if !labels || s.NamedChildCount() != 1 || !a.isConstant(s.NamedChild(0)) {
+				return flow{}, false
+			}
+			out = merge(out, flow{returned: true})
 			continue
 		case "expression_statement":
 			if s.NamedChildCount() != 1 {
@@ -121,7 +139,7 @@ func (a *pyAnalysis) blockRecords(block *sitter.Node, depth int) (flow, bool) {
 				if p.cond != nil && !a.callFree(p.cond) {
 					return flow{}, false
 				}
-				inner, ok := a.blockRecords(p.block, depth)
+				inner, ok := a.blockRecords(p.block, depth, labels)
 				if !ok {
 					return flow{}, false
 				}
@@ -137,6 +155,85 @@ func (a *pyAnalysis) blockRecords(block *sitter.Node, depth int) (flow, bool) {
 		out = merge(out, fl)
 	}
 	return out, true
+}
+
+// recordsThenReturns says whether a test at the top of a function's body
+// only records (as onlyRecords) and picks which constant the function
+// returns (`if v < self.best: self.best = v; return True` … `return
+// False`): every arm, and every statement of the body after the test
+// (which an arm's return skips), only records or returns a constant
+// (isConstant), every return of the function is such a return, one at
+// least follows the test, and an arm records something. The flow is then
+// the caller's (returned), with what the arms record. (An arm that only
+// returns leaves the test a test: taken as returned, the test of a value
+// also handed to a call not followed, `not math.isfinite(v) or v > lim`,
+// lost the branch held-out round 14 labels true.)
+func (a *pyAnalysis) recordsThenReturns(test *sitter.Node, depth int) (flow, bool) {
+	def := enclosingFunction(test)
+	if test.Kind() != "if_statement" || def == nil {
+		return flow{}, false
+	}
+	body := def.ChildByFieldName("body")
+	if body == nil || !sameNode(test.Parent(), body) {
+		return flow{}, false
+	}
+	labels := true
+	a.ownStatements(def, func(n *sitter.Node) {
+		if n.Kind() == "return_statement" && (n.NamedChildCount() != 1 || !a.isConstant(n.NamedChild(0))) {
+			labels = false
+		}
+	})
+	if !labels {
+		return flow{}, false
+	}
+	out, records := flow{use: UseLog, neutral: true}, false
+	for i, p := range a.ifParts(test) {
+		if i > 0 && p.cond != nil && !a.callFree(p.cond) {
+			return flow{}, false
+		}
+		for j := uint(0); j < p.block.NamedChildCount(); j++ {
+			switch p.block.NamedChild(j).Kind() {
+			case "return_statement", "comment", "pass_statement":
+			default:
+				records = true
+			}
+		}
+		fl, ok := a.blockRecords(p.block, depth, true)
+		if !ok {
+			return flow{}, false
+		}
+		out = merge(out, fl)
+	}
+	after := uint(0)
+	for i := uint(0); i < body.NamedChildCount(); i++ {
+		if sameNode(body.NamedChild(i), test) {
+			after = i + 1
+		}
+	}
+	fl, ok := a.statementsRecord(body, after, depth, true)
+	if !ok {
+		return flow{}, false
+	}
+	if out = merge(out, fl); !out.returned || !records {
+		// no constant returned: onlyRecords' case; nothing recorded: a
+		// test that only picks what is returned stays a test, unless its
+		// function only maps values to labels (picksReturnedText)
+		return flow{}, false
+	}
+	return out, true
+}
+
+// isConstant says whether n is a constant: True, False, None, a number or
+// a text (isNumber, isText).
+func (a *pyAnalysis) isConstant(n *sitter.Node) bool {
+	for n.Kind() == "parenthesized_expression" && n.NamedChildCount() == 1 {
+		n = n.NamedChild(0)
+	}
+	switch n.Kind() {
+	case "true", "false", "none":
+		return true
+	}
+	return a.isText(n) || a.isNumber(n)
 }
 
 // callFree says whether evaluating n calls nothing but conversions and

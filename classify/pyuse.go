@@ -105,6 +105,7 @@ type pyAnalysis struct {
 	numberDepth int             // names followed to tell whether they hold numbers (pynumbers.go)
 	others      otherFiles      // the program's other files (pyelsewhere.go)
 	onwardDepth int             // attributes a read was followed on into (pyelsewhere.go)
+	methodDepth int             // methods of the program's classes the value was followed into (pymethods.go, pystate.go)
 }
 
 func (a *pyAnalysis) text(n *sitter.Node) string { return n.Utf8Text(a.src) }

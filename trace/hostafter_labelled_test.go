@@ -105,4 +105,4 @@ func TestWroteAfterLabelled(t *testing.T) {
 // printsThenTests are the labelled programs whose true reads are followed
 // by a write: each prints the value, then tests it.
 var printsThenTests = map[string]bool{"ho_cf_early_stop_print": true, "ps13_progress_log_patience": true,
-	"ps15_health_level_rollback": true}
+	"ps15_health_level_rollback": true, "ps20_log_step_sets_stop": true}
