@@ -290,6 +290,23 @@ func TestLabelledHeldOutRound19(t *testing.T) {
 	})
 }
 
+// TestLabelledHeldOutRound22 scores held-out round 22
+// (programs/ps22_*.py and _ps22_*.py): monitoring and bookkeeping objects
+// of the program's own classes (status words, counters keyed by them,
+// running means, guards), written and labelled by a helper who had read
+// neither the classifier nor the earlier rounds, after every rule of stop
+// 27 but the store by key, committed before any capture (872014d),
+// captured lean, with backtraces and with nsys's defaults; lean committed.
+// Floors: the scores at capture (every top site unknown, nothing wrong).
+func TestLabelledHeldOutRound22(t *testing.T) {
+	t.Chdir("..")
+	t.Logf("held out, round 22 (monitoring and bookkeeping objects of the program's classes)")
+	scoreRuns(t, "held out (round 22), ", labelledPrograms(t, "ps22_"), []labelledRun{
+		{"lean", "lean", Options{}, 0.500, 0},
+		{"lean, program found without flags", "lean", Options{FindSources: true}, 0.500, 0},
+	})
+}
+
 // TestLabelledHeldOutRound21 scores held-out round 21
 // (programs/ps21_*.py and _ps21_*.py): best-so-far values, improvement
 // flags, streaks and threshold crossings kept by the program's own

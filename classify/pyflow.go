@@ -133,6 +133,13 @@ func (a *pyAnalysis) follow(v *sitter.Node, depth int) flow {
 			}
 		case "slice":
 			return a.at(UseShape, p) // x[:n]
+		case "subscript":
+			// the key of a store (`counts[word] += 1`): it picks the entry
+			// written, and the container's reads decide
+			if !sameNode(p.ChildByFieldName("subscript"), v) || !isStoreTarget(p) {
+				return flow{}
+			}
+			return a.kept(containerOf(p), p.Parent())
 		case "assignment":
 			if !sameNode(p.ChildByFieldName("right"), v) {
 				return flow{}

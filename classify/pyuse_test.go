@@ -196,6 +196,10 @@ func TestPyUse(t *testing.T) {
 		{"a best kept on self that the loop tests", bestNote + "def f(xs):\n    n = BestNote()\n    for x in xs:\n        if n.consider(x.item()):  # <-\n            print('new best', n.best)\n        if n.best < 0.1:\n            break\n", item, UseNone, false},
 		{"a method's test whose arm only sets state is no branch", "class M:\n    def put(self, v):\n        if v > 3:\n            self.hot = True\n        return v\ndef f(x):\n    m = M()\n    m.put(x.item())  # <-\n    if m.hot:\n        x.mul_(0.5)\n", item, UseNone, false},
 		{"a method's test whose arm calls is a branch", "class M:\n    def put(self, v, x):\n        if v > 3:\n            x.mul_(0.5)\ndef f(x):\n    m = M()\n    m.put(x.item(), x)  # <-\n", item, UseBranch, false},
+		{"a key of a counter only printed", "def f(x):\n    counts = {'up': 0, 'down': 0}\n    for i in range(3):\n        w = 'up' if x.item() > 0 else 'down'  # <-\n        counts[w] += 1\n    print(counts)\n", item, UseLog, false},
+		{"a key of a counter tested in the loop is no log", "def f(x):\n    counts = {'up': 0, 'down': 0}\n    for i in range(3):\n        w = 'up' if x.item() > 0 else 'down'  # <-\n        counts[w] += 1\n        if counts['up'] > 1:\n            break\n", item, UseNone, false},
+		{"a key of a fresh counter tested in the loop", "def f(x):\n    counts = {}\n    for i in range(3):\n        w = 'up' if x.item() > 0 else 'down'  # <-\n        counts[w] = counts.get(w, 0) + 1\n        if counts.get('up', 0) > 1:\n            break\n", item, UseBranch, false},
+		{"a key read, not stored, is not followed", "def f(x, table):\n    k = int(x.item())  # <-\n    y = table[k]\n    print(y)\n", item, UseNone, false},
 		{"stored, dict logged", "def f(x, log):\n    m = {}\n    m['n'] = x.item()  # <-\n    log.info('%s', m)\n", item, UseLog, false},
 	}
 	for _, tc := range cases {
