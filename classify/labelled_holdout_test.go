@@ -290,6 +290,24 @@ func TestLabelledHeldOutRound19(t *testing.T) {
 	})
 }
 
+// TestLabelledHeldOutRound23 scores held-out round 23
+// (programs/ps23_*.py and _ps23_*.py): metrics records kept in dicts and
+// lists and written out with json, csv and files, written and labelled by
+// a helper who had read neither the classifier nor the earlier rounds,
+// after every rule of stop 27, committed before any capture (d212859),
+// captured lean, with backtraces and with nsys's defaults; lean committed.
+// Its trap ps23_best_val_note (a best-so-far dict updated under a test
+// whose arms only write notes) is called true with the program, as it was
+// before stop 27. Floors: the scores at capture.
+func TestLabelledHeldOutRound23(t *testing.T) {
+	t.Chdir("..")
+	t.Logf("held out, round 23 (metrics records kept and written)")
+	scoreRuns(t, "held out (round 23), ", labelledPrograms(t, "ps23_"), []labelledRun{
+		{"lean", "lean", Options{}, 0.500, 0},
+		{"lean, program found without flags", "lean", Options{FindSources: true}, 0.500, 0.125},
+	})
+}
+
 // TestLabelledHeldOutRound22 scores held-out round 22
 // (programs/ps22_*.py and _ps22_*.py): monitoring and bookkeeping objects
 // of the program's own classes (status words, counters keyed by them,

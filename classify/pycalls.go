@@ -43,10 +43,13 @@ func (a *pyAnalysis) callUse(call *sitter.Node) int {
 }
 
 var (
-	// logMethods log or show whatever object they are called on.
+	// logMethods log, show or write to a file whatever object they are
+	// called on or handed.
 	logMethods = map[string]bool{"add_scalar": true, "add_scalars": true, "add_histogram": true, "add_text": true,
 		"log_metric": true, "log_metrics": true, "set_postfix": true, "set_postfix_str": true, "set_description": true,
-		"set_description_str": true, "write": true}
+		"set_description_str": true, "write": true,
+		// written to a file: json.dump(obj, f), csv writers, pickle, yaml
+		"dump": true, "writerow": true, "writerows": true}
 	// loggerMethods log when called on a logger (an object named *log*, or one of loggerObjects).
 	loggerMethods = map[string]bool{"info": true, "debug": true, "warning": true, "warn": true, "error": true,
 		"critical": true, "exception": true, "log": true, "log_dict": true}
@@ -68,6 +71,18 @@ var (
 	throughCalls = map[string]bool{"int": true, "float": true, "round": true, "abs": true, "max": true, "min": true,
 		"sorted": true, "sum": true, "str": true, "repr": true, "format": true, "list": true, "tuple": true, "dict": true}
 )
+
+// lookupKey says whether v is the key of a lookup, `d.get(v)` or
+// `d.get(v, default)`: the entry it picks carries the value on.
+func (a *pyAnalysis) lookupKey(call, v *sitter.Node) bool {
+	name, method := a.callName(call.ChildByFieldName("function"))
+	args := call.ChildByFieldName("arguments")
+	if !method || name != "get" || args == nil || args.NamedChildCount() == 0 || args.NamedChildCount() > 2 {
+		return false
+	}
+	first := args.NamedChild(0)
+	return sameNode(first, v) && first.Kind() != "keyword_argument" && (args.NamedChildCount() == 1 || args.NamedChild(1).Kind() != "keyword_argument")
+}
 
 // arithmeticKeepsScalar says whether a binary operation on v gives a value
 // that is still the read value's (a number with a literal, a module

@@ -222,7 +222,13 @@ func (a *pyAnalysis) needsContents(n *sitter.Node, depth int) bool {
 			"yield", "named_expression":
 			return true
 		case "assignment", "augmented_assignment":
-			return !sameNode(p.ChildByFieldName("left"), v)
+			left := p.ChildByFieldName("left")
+			if n.Kind() == "identifier" && left != nil && left.Kind() == "subscript" {
+				if root := containerOf(left); root != nil && root.Kind() == "identifier" && a.text(root) == a.text(n) {
+					return false // `c[k] = c.get(k, 0) + 1`: it only feeds itself
+				}
+			}
+			return !sameNode(left, v)
 		case "for_statement", "for_in_clause":
 			return sameNode(p.ChildByFieldName("right"), v)
 		case "argument_list":

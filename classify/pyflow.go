@@ -115,7 +115,7 @@ func (a *pyAnalysis) follow(v *sitter.Node, depth int) flow {
 				return flow{}
 			}
 			switch u := a.callUse(call); {
-			case u == useThrough:
+			case u == useThrough, a.lookupKey(call, v):
 				v = call
 			case u == int(UseLog):
 				return a.kept(containerOf(call), call) // appended to a list

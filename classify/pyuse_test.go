@@ -200,6 +200,10 @@ func TestPyUse(t *testing.T) {
 		{"a key of a counter tested in the loop is no log", "def f(x):\n    counts = {'up': 0, 'down': 0}\n    for i in range(3):\n        w = 'up' if x.item() > 0 else 'down'  # <-\n        counts[w] += 1\n        if counts['up'] > 1:\n            break\n", item, UseNone, false},
 		{"a key of a fresh counter tested in the loop", "def f(x):\n    counts = {}\n    for i in range(3):\n        w = 'up' if x.item() > 0 else 'down'  # <-\n        counts[w] = counts.get(w, 0) + 1\n        if counts.get('up', 0) > 1:\n            break\n", item, UseBranch, false},
 		{"a key read, not stored, is not followed", "def f(x, table):\n    k = int(x.item())  # <-\n    y = table[k]\n    print(y)\n", item, UseNone, false},
+		{"written by json.dump after the loop", "def f(xs, path):\n    hist = []\n    for x in xs:\n        hist.append({'loss': x.item()})  # <-\n    with open(path, 'w') as fh:\n        json.dump(hist, fh)\n", item, UseLog, false},
+		{"a csv row", "def f(x, w):\n    w.writerow([1, x.item()])  # <-\n", item, UseLog, false},
+		{"a key looked up, the count kept", "def f(xs):\n    counts = {}\n    for x in xs:\n        w = 'hi' if x.item() > 0 else 'lo'  # <-\n        counts[w] = counts.get(w, 0) + 1\n    print(counts)\n", item, UseLog, false},
+		{"a key looked up, the entry tested", "def f(x, limits):\n    w = 'hi' if x.item() > 0 else 'lo'  # <-\n    if limits.get(w, 0) > 3:\n        x.mul_(0.5)\n", item, UseBranch, false},
 		{"stored, dict logged", "def f(x, log):\n    m = {}\n    m['n'] = x.item()  # <-\n    log.info('%s', m)\n", item, UseLog, false},
 	}
 	for _, tc := range cases {
