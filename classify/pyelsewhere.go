@@ -138,7 +138,7 @@ func (a *pyAnalysis) onlyRecorded(n *sitter.Node, name string) bool {
 		return true
 	case fl.returned && fl.use == UseNone:
 		def := enclosingFunction(v)
-		if def == nil || enclosingClass(def) == nil || a.onwardDepth >= maxOnwardDepth {
+		if def == nil || enclosingClass(def) == nil || def.ChildByFieldName("name") == nil || a.onwardDepth >= maxOnwardDepth {
 			return false
 		}
 		a.onwardDepth++

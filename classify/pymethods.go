@@ -298,7 +298,10 @@ func walkScope(scope *sitter.Node, fn func(*sitter.Node)) {
 				if k == "decorated_definition" {
 					c = c.ChildByFieldName("definition")
 				}
-				if nm := c.ChildByFieldName("name"); c != nil && nm != nil {
+				if c == nil {
+					continue
+				}
+				if nm := c.ChildByFieldName("name"); nm != nil {
 					fn(nm) // its name is bound here
 				}
 				continue
