@@ -235,130 +235,53 @@ func TestLabelledHeldOutSampled(t *testing.T) {
 	}
 }
 
-// TestLabelledHeldOutRound17 scores held-out round 17
-// (programs/ps17_*.py and their modules _ps17_*.py): values stored into
-// attributes of the program's own classes, in the script or in a helper
-// module, written and labelled by a helper who had not read the
-// classifier after the rule that reads an attribute in every file of the
-// program (17d3f3c), committed before any capture (b37ba18), captured
-// lean, with backtraces and with nsys's defaults; the lean exports are
-// committed (docs/classifier.md, "Held out, rounds 17 to 19", has the other two
-// modes' scores). Floors: the scores at capture, lean with the program
-// raised by stop 27's rules (ps17_average_meter_trend_word right).
-func TestLabelledHeldOutRound17(t *testing.T) {
-	t.Chdir("..")
-	t.Logf("held out, round 17 (values kept in attributes of the program's classes)")
-	scoreRuns(t, "held out (round 17), ", labelledPrograms(t, "ps17_"), []labelledRun{
-		{"lean", "lean", Options{}, 0.500, 0},
-		{"lean, program found without flags", "lean", Options{FindSources: true}, 0.562, 0.125},
-	})
+// leanRounds are the held-out rounds on the program's classes, each
+// written and labelled by a helper who had read neither the classifier nor
+// the other rounds, committed before any capture, captured lean, with
+// backtraces and with nsys's defaults, and scored at each code state
+// (docs/classifier.md, "Held out, rounds 17 to 19" and "Values handed to
+// the program's methods (stop 27)", has every mode); their lean exports
+// are committed. Floors, lean and lean with the program found: the scores
+// at capture, raised where a later rule made a program right.
+var leanRounds = []struct {
+	name, prefix, title string
+	floors              [2][2]float64
+}{
+	// after the rule that reads an attribute in every file (17d3f3c),
+	// committed b37ba18; stop 27 made ps17_average_meter_trend_word right
+	{"round17", "ps17_", "values kept in attributes of the program's classes", [2][2]float64{{0.500, 0}, {0.562, 0.125}}},
+	// after both attribute rules (17d3f3c, 4db2414), committed 0260566
+	{"round18", "ps18_", "values gone on from attributes into others", [2][2]float64{{0.500, 0}, {0.500, 0}}},
+	// after every attribute rule (a6b678a), committed bc5a1a1; stop 27
+	// made ps19_coverage_note_pick right
+	{"round19", "ps19_", "values handed out by properties and methods", [2][2]float64{{0.500, 0}, {0.562, 0.125}}},
+	// before any rule of stop 27, committed 168c78a
+	{"round20", "ps20_", "values handed to methods of the program's classes", [2][2]float64{{0.500, 0}, {0.500, 0}}},
+	// after the method and best-so-far rules, committed 8a82ab8: two of
+	// its false programs were called true until the state rule
+	// (pystate.go)
+	{"round21", "ps21_", "best-so-far, flags and streaks in the program's classes", [2][2]float64{{0.500, 0}, {0.500, 0}}},
+	// after every rule of stop 27 but the store by key, committed 872014d
+	{"round22", "ps22_", "monitoring and bookkeeping objects of the program's classes", [2][2]float64{{0.500, 0}, {0.500, 0}}},
+	// after every rule of stop 27 but the last, committed d212859; its
+	// trap ps23_best_val_note is called true with the program, as before
+	// stop 27
+	{"round23", "ps23_", "metrics records kept and written", [2][2]float64{{0.500, 0}, {0.500, 0.125}}},
 }
 
-// TestLabelledHeldOutRound18 scores held-out round 18
-// (programs/ps18_*.py and _ps18_*.py): values read into attributes that
-// go on into other attributes and variables (averages, running
-// statistics, quotas, monitors), written and labelled by a helper who
-// had read neither the classifier nor round 17, after both attribute
-// rules (17d3f3c, 4db2414), committed before any capture (0260566),
-// captured lean, with backtraces and with nsys's defaults; lean committed
-// (docs/classifier.md, "Held out, rounds 17 to 19", has every mode).
-// Floors: the scores at capture.
-func TestLabelledHeldOutRound18(t *testing.T) {
+// TestLabelledHeldOutLean scores rounds 17 to 23 (leanRounds):
+//
+//	go test -count=1 ./classify/ -run HeldOutLean -v
+func TestLabelledHeldOutLean(t *testing.T) {
 	t.Chdir("..")
-	t.Logf("held out, round 18 (values gone on from attributes into others)")
-	scoreRuns(t, "held out (round 18), ", labelledPrograms(t, "ps18_"), []labelledRun{
-		{"lean", "lean", Options{}, 0.500, 0},
-		{"lean, program found without flags", "lean", Options{FindSources: true}, 0.500, 0},
-	})
-}
-
-// TestLabelledHeldOutRound19 scores held-out round 19
-// (programs/ps19_*.py and _ps19_*.py): values handed out of the program's
-// objects by properties and methods, written and labelled by a helper who
-// had read neither the classifier nor rounds 17 and 18, after every
-// attribute rule (a6b678a), committed before any capture (bc5a1a1),
-// captured lean, with backtraces and with nsys's defaults; lean committed
-// (docs/classifier.md, "Held out, rounds 17 to 19", has every mode).
-// Floors: the scores at capture, lean with the program raised by stop
-// 27's rules (ps19_coverage_note_pick right).
-func TestLabelledHeldOutRound19(t *testing.T) {
-	t.Chdir("..")
-	t.Logf("held out, round 19 (values handed out by properties and methods)")
-	scoreRuns(t, "held out (round 19), ", labelledPrograms(t, "ps19_"), []labelledRun{
-		{"lean", "lean", Options{}, 0.500, 0},
-		{"lean, program found without flags", "lean", Options{FindSources: true}, 0.562, 0.125},
-	})
-}
-
-// TestLabelledHeldOutRound23 scores held-out round 23
-// (programs/ps23_*.py and _ps23_*.py): metrics records kept in dicts and
-// lists and written out with json, csv and files, written and labelled by
-// a helper who had read neither the classifier nor the earlier rounds,
-// after every rule of stop 27, committed before any capture (d212859),
-// captured lean, with backtraces and with nsys's defaults; lean committed.
-// Its trap ps23_best_val_note (a best-so-far dict updated under a test
-// whose arms only write notes) is called true with the program, as it was
-// before stop 27. Floors: the scores at capture.
-func TestLabelledHeldOutRound23(t *testing.T) {
-	t.Chdir("..")
-	t.Logf("held out, round 23 (metrics records kept and written)")
-	scoreRuns(t, "held out (round 23), ", labelledPrograms(t, "ps23_"), []labelledRun{
-		{"lean", "lean", Options{}, 0.500, 0},
-		{"lean, program found without flags", "lean", Options{FindSources: true}, 0.500, 0.125},
-	})
-}
-
-// TestLabelledHeldOutRound22 scores held-out round 22
-// (programs/ps22_*.py and _ps22_*.py): monitoring and bookkeeping objects
-// of the program's own classes (status words, counters keyed by them,
-// running means, guards), written and labelled by a helper who had read
-// neither the classifier nor the earlier rounds, after every rule of stop
-// 27 but the store by key, committed before any capture (872014d),
-// captured lean, with backtraces and with nsys's defaults; lean committed.
-// Floors: the scores at capture (every top site unknown, nothing wrong).
-func TestLabelledHeldOutRound22(t *testing.T) {
-	t.Chdir("..")
-	t.Logf("held out, round 22 (monitoring and bookkeeping objects of the program's classes)")
-	scoreRuns(t, "held out (round 22), ", labelledPrograms(t, "ps22_"), []labelledRun{
-		{"lean", "lean", Options{}, 0.500, 0},
-		{"lean, program found without flags", "lean", Options{FindSources: true}, 0.500, 0},
-	})
-}
-
-// TestLabelledHeldOutRound21 scores held-out round 21
-// (programs/ps21_*.py and _ps21_*.py): best-so-far values, improvement
-// flags, streaks and threshold crossings kept by the program's own
-// classes, written and labelled by a helper who had read neither the
-// classifier nor the earlier rounds after this stop's method and
-// best-so-far rules, committed before any capture (8a82ab8), captured
-// lean, with backtraces and with nsys's defaults; lean committed. Floors:
-// the scores with the final code (every top site unknown, nothing wrong;
-// docs/classifier.md has the scores before the state rule of pystate.go,
-// which called two of its false programs true).
-func TestLabelledHeldOutRound21(t *testing.T) {
-	t.Chdir("..")
-	t.Logf("held out, round 21 (best-so-far, flags and streaks in the program's classes)")
-	scoreRuns(t, "held out (round 21), ", labelledPrograms(t, "ps21_"), []labelledRun{
-		{"lean", "lean", Options{}, 0.500, 0},
-		{"lean, program found without flags", "lean", Options{FindSources: true}, 0.500, 0},
-	})
-}
-
-// TestLabelledHeldOutRound20 scores held-out round 20
-// (programs/ps20_*.py and _ps20_*.py): values read back handed to methods
-// of the program's own classes, written and labelled by a helper who had
-// read neither the classifier nor the earlier rounds, committed before any
-// capture (168c78a), captured lean, with backtraces and with nsys's
-// defaults; lean committed (docs/classifier.md, "Values handed to the
-// program's methods (stop 27)", has every mode). Floors: the scores with
-// the rules of this stop (the method following was written before the
-// round, the best-so-far rules after it: in sample for those; round 21
-// checks them).
-func TestLabelledHeldOutRound20(t *testing.T) {
-	t.Chdir("..")
-	t.Logf("held out, round 20 (values handed to methods of the program's classes)")
-	scoreRuns(t, "held out (round 20), ", labelledPrograms(t, "ps20_"), []labelledRun{
-		{"lean", "lean", Options{}, 0.500, 0},
-		{"lean, program found without flags", "lean", Options{FindSources: true}, 0.500, 0},
-	})
+	for _, r := range leanRounds {
+		t.Run(r.name, func(t *testing.T) {
+			t.Logf("held out, %s (%s)", r.name, r.title)
+			f := r.floors
+			scoreRuns(t, "held out ("+r.name+"), ", labelledPrograms(t, r.prefix), []labelledRun{
+				{"lean", "lean", Options{}, f[0][0], f[0][1]},
+				{"lean, program found without flags", "lean", Options{FindSources: true}, f[1][0], f[1][1]},
+			})
+		})
+	}
 }
