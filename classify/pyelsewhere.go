@@ -194,14 +194,7 @@ func (a *pyAnalysis) returnedBy(n *sitter.Node) *sitter.Node {
 			return nil
 		}
 		def := enclosingFunction(p)
-		if def == nil {
-			return nil
-		}
-		body := def.Parent() // the class's block (or a decorated definition's)
-		if body != nil && body.Kind() == "decorated_definition" {
-			body = body.Parent()
-		}
-		if body == nil || body.Parent() == nil || body.Parent().Kind() != "class_definition" {
+		if def == nil || enclosingClass(def) == nil {
 			return nil
 		}
 		return def

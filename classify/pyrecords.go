@@ -50,7 +50,7 @@ func (a *pyAnalysis) onlyRecords(test *sitter.Node, depth int) (flow, bool) {
 		if i > 0 && p.cond != nil && !a.callFree(p.cond) {
 			return flow{}, false
 		}
-		fl, ok := a.blockRecords(p.block, depth, false)
+		fl, _, ok := a.armStatements(p.block, 0, depth, armRecords)
 		if !ok {
 			return flow{}, false
 		}
@@ -82,17 +82,23 @@ func (a *pyAnalysis) decidedParts(test *sitter.Node) []ifPart {
 	return nil
 }
 
-// blockRecords is onlyRecords for the statements of one block; with
-// labels, a return of a constant (isConstant) is allowed too, and makes the
-// flow returned.
-func (a *pyAnalysis) blockRecords(block *sitter.Node, depth int, labels bool) (flow, bool) {
-	return a.statementsRecord(block, 0, depth, labels)
-}
+// armRule is what the statements of a test's arm may do (armStatements).
+type armRule int
 
-// statementsRecord is blockRecords for the statements of block from the
-// from-th on.
-func (a *pyAnalysis) statementsRecord(block *sitter.Node, from uint, depth int, labels bool) (flow, bool) {
-	out := flow{use: UseLog, neutral: true}
+const (
+	armRecords           armRule = iota // only record: what a store sets is itself only shown or kept
+	armRecordsOrConstant                // record, or return a constant (isConstant)
+	armSetsState                        // set state whatever is done with it, log, or return a value free of calls
+)
+
+// armStatements walks the statements of block from the from-th on under
+// rule: the flow of what they record or set (returned too where one
+// returns), whether one returns, and whether every one keeps to the rule.
+// Stores and log calls must call nothing but conversions; an if's tests
+// too, its arms under the same rule; anything else (another call, a loop,
+// break, continue, raise) breaks it.
+func (a *pyAnalysis) armStatements(block *sitter.Node, from uint, depth int, rule armRule) (out flow, returns, ok bool) {
+	out = flow{use: UseLog, neutral: true}
 	for i := from; i < block.NamedChildCount(); i++ {
 		s := block.NamedChild(i)
 		var fl flow
@@ -100,61 +106,84 @@ func (a *pyAnalysis) statementsRecord(block *sitter.Node, from uint, depth int, 
 		case "comment", "pass_statement":
 			continue
 		case "return_statement":
-			if !labels || s.NamedChildCount() != 1 || !a.isConstant(s.NamedChild(0)) {
-				return flow{}, false
+			switch n := s.NamedChildCount(); {
+			case rule == armRecordsOrConstant && n == 1 && a.isConstant(s.NamedChild(0)):
+			case rule == armSetsState && (n == 0 || n == 1 && a.callFree(s.NamedChild(0))):
+			default:
+				return flow{}, false, false
 			}
-			out = merge(out, flow{returned: true})
+			out, returns = merge(out, flow{returned: true}), true
 			continue
 		case "expression_statement":
 			if s.NamedChildCount() != 1 {
-				return flow{}, false
+				return flow{}, false, false
 			}
 			e := s.NamedChild(0)
 			switch {
 			case e.Kind() == "assignment" || e.Kind() == "augmented_assignment":
 				right, left := e.ChildByFieldName("right"), e.ChildByFieldName("left")
 				if right == nil || left == nil || !a.callFree(right) {
-					return flow{}, false
+					return flow{}, false, false
 				}
 				// strict, even for `n += 1`: the lenience of an accumulated
 				// read value (taint) does not hold for what a branch changes
 				fl = a.stored(e, left, false, depth, "")
 			case e.Kind() == "call" && a.callUse(e) == int(UseLog):
 				if args := e.ChildByFieldName("arguments"); args != nil && !a.callFree(args) {
-					return flow{}, false
+					return flow{}, false, false
 				}
 				fl = flow{use: UseLog}
 				if a.storesInto(e) {
 					c := containerOf(e)
 					if c == nil || c.Kind() != "identifier" || a.lengthRead(c) {
-						return flow{}, false // a list filled under a test: its length carries the test
+						return flow{}, false, false // a list filled under a test: its length carries the test
 					}
 					fl = a.kept(c, e)
 				}
 			default:
-				return flow{}, false
+				return flow{}, false, false
 			}
 		case "if_statement":
 			for _, p := range a.ifParts(s) {
 				if p.cond != nil && !a.callFree(p.cond) {
-					return flow{}, false
+					return flow{}, false, false
 				}
-				inner, ok := a.blockRecords(p.block, depth, labels)
+				inner, ret, ok := a.armStatements(p.block, 0, depth, rule)
 				if !ok {
-					return flow{}, false
+					return flow{}, false, false
 				}
-				out = merge(out, inner)
+				out, returns = merge(out, inner), returns || ret
 			}
 			continue
 		default:
-			return flow{}, false
+			return flow{}, false, false
 		}
-		if !keepsOnly(fl.use) {
-			return flow{}, false
+		if rule != armSetsState && !keepsOnly(fl.use) {
+			return flow{}, false, false
 		}
 		out = merge(out, fl)
 	}
-	return out, true
+	return out, returns, true
+}
+
+// functionTail says whether test sits at the top of its function's body,
+// and returns the body and the place of the statement after it: what an
+// arm's return skips.
+func functionTail(test *sitter.Node) (body *sitter.Node, after uint, ok bool) {
+	def := enclosingFunction(test)
+	if def == nil {
+		return nil, 0, false
+	}
+	body = def.ChildByFieldName("body")
+	if body == nil || !sameNode(test.Parent(), body) {
+		return nil, 0, false
+	}
+	for i := uint(0); i < body.NamedChildCount(); i++ {
+		if sameNode(body.NamedChild(i), test) {
+			return body, i + 1, true
+		}
+	}
+	return nil, 0, false
 }
 
 // recordsThenReturns says whether a test at the top of a function's body
@@ -169,21 +198,20 @@ func (a *pyAnalysis) statementsRecord(block *sitter.Node, from uint, depth int, 
 // also handed to a call not followed, `not math.isfinite(v) or v > lim`,
 // lost the branch held-out round 14 labels true.)
 func (a *pyAnalysis) recordsThenReturns(test *sitter.Node, depth int) (flow, bool) {
-	def := enclosingFunction(test)
-	if test.Kind() != "if_statement" || def == nil {
+	if test.Kind() != "if_statement" {
 		return flow{}, false
 	}
-	body := def.ChildByFieldName("body")
-	if body == nil || !sameNode(test.Parent(), body) {
+	body, after, ok := functionTail(test)
+	if !ok {
 		return flow{}, false
 	}
-	labels := true
-	a.ownStatements(def, func(n *sitter.Node) {
+	constants := true
+	a.ownStatements(enclosingFunction(test), func(n *sitter.Node) {
 		if n.Kind() == "return_statement" && (n.NamedChildCount() != 1 || !a.isConstant(n.NamedChild(0))) {
-			labels = false
+			constants = false
 		}
 	})
-	if !labels {
+	if !constants {
 		return flow{}, false
 	}
 	out, records := flow{use: UseLog, neutral: true}, false
@@ -198,19 +226,13 @@ func (a *pyAnalysis) recordsThenReturns(test *sitter.Node, depth int) (flow, boo
 				records = true
 			}
 		}
-		fl, ok := a.blockRecords(p.block, depth, true)
+		fl, _, ok := a.armStatements(p.block, 0, depth, armRecordsOrConstant)
 		if !ok {
 			return flow{}, false
 		}
 		out = merge(out, fl)
 	}
-	after := uint(0)
-	for i := uint(0); i < body.NamedChildCount(); i++ {
-		if sameNode(body.NamedChild(i), test) {
-			after = i + 1
-		}
-	}
-	fl, ok := a.statementsRecord(body, after, depth, true)
+	fl, _, ok := a.armStatements(body, after, depth, armRecordsOrConstant)
 	if !ok {
 		return flow{}, false
 	}

@@ -30,7 +30,7 @@ func (a *pyAnalysis) stateFlow(test *sitter.Node, depth int) (flow, bool) {
 		if i > 0 && p.cond != nil && !a.callFree(p.cond) {
 			return flow{}, false
 		}
-		fl, ret, ok := a.statementsSetState(p.block, 0, depth)
+		fl, ret, ok := a.armStatements(p.block, 0, depth, armSetsState)
 		if !ok {
 			return flow{}, false
 		}
@@ -41,82 +41,18 @@ func (a *pyAnalysis) stateFlow(test *sitter.Node, depth int) (flow, bool) {
 		if owner.Kind() == "elif_clause" {
 			owner = owner.Parent()
 		}
-		def := enclosingFunction(owner)
-		if def == nil {
+		body, after, ok := functionTail(owner) // a return inside a loop or a nested block skips more
+		if !ok {
 			return flow{}, false
 		}
-		body := def.ChildByFieldName("body")
-		if body == nil || !sameNode(owner.Parent(), body) {
-			return flow{}, false // a return inside a loop or a nested block skips more than the function's tail
-		}
-		after := uint(0)
-		for i := uint(0); i < body.NamedChildCount(); i++ {
-			if sameNode(body.NamedChild(i), owner) {
-				after = i + 1
-			}
-		}
-		fl, _, ok := a.statementsSetState(body, after, depth)
+		fl, _, ok := a.armStatements(body, after, depth, armSetsState)
 		if !ok {
 			return flow{}, false
 		}
 		out = merge(out, fl)
 	}
-	if returns {
-		out = merge(out, flow{returned: true}) // which value is returned: the caller decides
-	}
 	if out.use == UseBranch || out.use == UseShape || out.returned {
-		return out, true
+		return out, true // a returned value: the caller decides
 	}
 	return flow{}, true
-}
-
-// statementsSetState is stateFlow for the statements of block from the
-// from-th on: the flow of what they set, whether one returns, and whether
-// they only set state.
-func (a *pyAnalysis) statementsSetState(block *sitter.Node, from uint, depth int) (out flow, returns, ok bool) {
-	out = flow{use: UseLog, neutral: true}
-	for i := from; i < block.NamedChildCount(); i++ {
-		s := block.NamedChild(i)
-		switch s.Kind() {
-		case "comment", "pass_statement":
-		case "return_statement":
-			if s.NamedChildCount() > 1 || s.NamedChildCount() == 1 && !a.callFree(s.NamedChild(0)) {
-				return flow{}, false, false
-			}
-			returns = true
-		case "expression_statement":
-			if s.NamedChildCount() != 1 {
-				return flow{}, false, false
-			}
-			e := s.NamedChild(0)
-			switch {
-			case e.Kind() == "assignment" || e.Kind() == "augmented_assignment":
-				right, left := e.ChildByFieldName("right"), e.ChildByFieldName("left")
-				if right == nil || left == nil || !a.callFree(right) {
-					return flow{}, false, false
-				}
-				out = merge(out, a.stored(e, left, false, depth, ""))
-			case e.Kind() == "call" && a.callUse(e) == int(UseLog):
-				if args := e.ChildByFieldName("arguments"); args != nil && !a.callFree(args) {
-					return flow{}, false, false
-				}
-			default:
-				return flow{}, false, false
-			}
-		case "if_statement":
-			for _, p := range a.ifParts(s) {
-				if p.cond != nil && !a.callFree(p.cond) {
-					return flow{}, false, false
-				}
-				fl, ret, ok := a.statementsSetState(p.block, 0, depth)
-				if !ok {
-					return flow{}, false, false
-				}
-				out, returns = merge(out, fl), returns || ret
-			}
-		default:
-			return flow{}, false, false
-		}
-	}
-	return out, returns, true
 }

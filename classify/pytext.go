@@ -124,8 +124,6 @@ func (a *pyAnalysis) isLabel(n *sitter.Node, params map[string]bool) bool {
 		n = n.NamedChild(0)
 	}
 	switch n.Kind() {
-	case "true", "false", "none":
-		return true
 	case "attribute":
 		root := n
 		for root != nil && root.Kind() == "attribute" {
@@ -140,5 +138,5 @@ func (a *pyAnalysis) isLabel(n *sitter.Node, params map[string]bool) bool {
 		}
 		return n.NamedChildCount() > 0
 	}
-	return a.isText(n) || a.isNumber(n)
+	return a.isConstant(n)
 }
