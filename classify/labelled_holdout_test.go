@@ -7,7 +7,10 @@ import "testing"
 // committed after the kernel rules (kernels.go) and the printed-site rule
 // (printed.go) were drawn from the labelled set, to check those rules on
 // patterns they had not seen. They were captured in two modes, lean and
-// nsys's defaults. docs/classifier.md ("Held out") is its log:
+// nsys's defaults; the defaults' exports (1.2 MB) left the repository in
+// stop 28 for the fixtures' size budget (their score, 100% with the
+// program found, as the lean mode's, is in docs/classifier.md "Held
+// out"). docs/classifier.md ("Held out") is its log:
 //
 //	go test -count=1 ./classify/ -run Labelled -v
 //
@@ -20,7 +23,6 @@ func TestLabelledHeldOut(t *testing.T) {
 	scoreRuns(t, "held out, ", labelledPrograms(t, "ho_"), []labelledRun{
 		{"lean", "lean", Options{}, 0.750, 0.644},
 		{"lean, program found without flags", "lean", Options{FindSources: true}, 1.000, 0.933},
-		{"nsys defaults, program found without flags", "default", Options{FindSources: true}, 1.000, 0.933},
 	})
 }
 
@@ -185,8 +187,10 @@ var sampledRounds = []sampledRound{
 	// branches), committed before it was read; it checks two changes made
 	// while it was written: a bool read right after a reduction joins the
 	// program matcher, and option keywords (device=, generator=, …) are not
-	// sizes. Lean with the program: 50.0% before them, 75.0% after.
-	{"round11", "ps11_", "bool reads, after the 1-byte matcher change", [4][2]float64{{0.500, 0.500}, {0.750, 0.750}, {0.500, 0.500}, {0.875, 0.875}}},
+	// sizes. Lean with the program: 50.0% before them, 75.0% after; stop
+	// 28's rules made ps11_finite_history_list (lean) and
+	// ps11_guard_only_logged (sampling) right.
+	{"round11", "ps11_", "bool reads, after the 1-byte matcher change", [4][2]float64{{0.500, 0.500}, {0.875, 0.875}, {0.500, 0.500}, {1.000, 1.000}}},
 	// Round 12 (7466fd9): eight programs reading values into records, by a
 	// helper, four traps, after dict literals came to be followed by key
 	// (unchanged by it: every top site unknown either way). As first
@@ -256,20 +260,28 @@ var leanRounds = []struct {
 	// made ps19_coverage_note_pick right
 	{"round19", "ps19_", "values handed out by properties and methods", [2][2]float64{{0.500, 0}, {0.562, 0.125}}},
 	// before any rule of stop 27, committed 168c78a
-	{"round20", "ps20_", "values handed to methods of the program's classes", [2][2]float64{{0.500, 0}, {0.500, 0}}},
+	// (stop 28 made ps20_meter_kw_update_printed right)
+	{"round20", "ps20_", "values handed to methods of the program's classes", [2][2]float64{{0.500, 0}, {0.562, 0.125}}},
 	// after the method and best-so-far rules, committed 8a82ab8: two of
 	// its false programs were called true until the state rule
 	// (pystate.go)
-	{"round21", "ps21_", "best-so-far, flags and streaks in the program's classes", [2][2]float64{{0.500, 0}, {0.500, 0}}},
+	// (stop 28 made two of its traps right)
+	{"round21", "ps21_", "best-so-far, flags and streaks in the program's classes", [2][2]float64{{0.500, 0}, {0.625, 0.250}}},
 	// after every rule of stop 27 but the store by key, committed 872014d
-	{"round22", "ps22_", "monitoring and bookkeeping objects of the program's classes", [2][2]float64{{0.500, 0}, {0.500, 0}}},
+	// (stop 28 made two of its traps right)
+	{"round22", "ps22_", "monitoring and bookkeeping objects of the program's classes", [2][2]float64{{0.500, 0}, {0.625, 0.250}}},
 	// after every rule of stop 27 but the last, committed d212859; its
-	// trap ps23_best_val_note is called true with the program, as before
-	// stop 27
-	{"round23", "ps23_", "metrics records kept and written", [2][2]float64{{0.500, 0}, {0.500, 0.125}}},
+	// trap ps23_best_val_note was called true with the program until stop
+	// 28 (dict.update a store, a read into a followed name a cycle)
+	{"round23", "ps23_", "metrics records kept and written", [2][2]float64{{0.500, 0}, {0.625, 0.250}}},
+	// after stop 28's first rules (math functions, text, numbers in
+	// attributes, state that cycles back), committed 8d62c7e
+	{"round24", "ps24_", "monitoring objects that classify, count and flag a value", [2][2]float64{{0.500, 0}, {0.625, 0.250}}},
+	// after every rule of stop 28, committed 7f4dd4d
+	{"round25", "ps25_", "utilities modules of several classes, one or two used", [2][2]float64{{0.500, 0}, {0.500, 0}}},
 }
 
-// TestLabelledHeldOutLean scores rounds 17 to 23 (leanRounds):
+// TestLabelledHeldOutLean scores rounds 17 to 25 (leanRounds):
 //
 //	go test -count=1 ./classify/ -run HeldOutLean -v
 func TestLabelledHeldOutLean(t *testing.T) {

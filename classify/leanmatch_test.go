@@ -94,6 +94,11 @@ func TestProgramReadsAgree(t *testing.T) {
 			"vals = []\nfor i in range(3):\n    perm = torch.randperm(64, device='cuda')\n    vals.append(x[perm].sum().item())\nprint(vals)\n"}, 4, "false/logging"},
 		{"CuPy: a count sizes a random array", map[string]string{"prog.py": "import cupy as cp\nx = cp.random.standard_normal(64)\n" +
 			"for i in range(3):\n    n = int(cp.count_nonzero(x > 0))\n    x = cp.random.standard_normal((max(n, 1), 4)).ravel()\n"}, 8, "true/dynamic-shape"},
+		{"a module's class the script never names reads nothing", map[string]string{
+			"_u.py": "class Used:\n    def __init__(self):\n        self.seen = []\n    def add(self, t):\n        self.seen.append(t.sum().item())\n" +
+				"class Unused:\n    def check(self, t):\n        if t.sum().item() > 3:\n            raise ValueError('diverged')\n",
+			"prog.py": "import torch\nfrom _u import Used\nx = torch.randn(4, device='cuda')\nu = Used()\nfor i in range(3):\n    u.add(x * i)\nprint(u.seen)\n"},
+			4, "false/logging"},
 		{"a copy only kept", map[string]string{"prog.py": "import torch\nx = torch.randn(64, device='cuda')\n" +
 			"kept = []\nfor i in range(3):\n    kept.append((x * i).cpu())\nprint(len(kept))\n"}, 256, "false/device-to-host-copy"},
 		{"a copy to a device not known", map[string]string{"prog.py": "import torch, sys\ndev = sys.argv[1]\n" +

@@ -86,17 +86,67 @@ type placeFinder struct {
 	places []readPlace
 }
 
-// findPlaces lists every place of the program that can read back.
+// findPlaces lists every place of the program that can read back, but
+// those in a module's top-level function or class that no code of the
+// program names (unusedDefinition).
 func findPlaces(p *programTrees) []readPlace {
 	f := &placeFinder{prog: p, types: newGPUTyper(p)}
-	for _, pf := range p.files {
-		walkAll(pf.root, func(n *sitter.Node) {
-			if len(f.places) <= maxPlaces {
-				f.visit(pf, n)
+	for i, pf := range p.files {
+		for j := uint(0); j < pf.root.NamedChildCount(); j++ {
+			top := pf.root.NamedChild(j)
+			if i > 0 && p.unusedDefinition(pf, top) {
+				continue
 			}
-		})
+			walkAll(top, func(n *sitter.Node) {
+				if len(f.places) <= maxPlaces {
+					f.visit(pf, n)
+				}
+			})
+		}
 	}
 	return f.places
+}
+
+// unusedDefinition says whether a top-level statement of a module is a
+// function or class definition whose name no other code of the program
+// mentions: not the other files, not the rest of its own (a module shared
+// by several scripts defines what one of them never runs).
+func (p *programTrees) unusedDefinition(pf *parsedFile, top *sitter.Node) bool {
+	def := top
+	if def.Kind() == "decorated_definition" {
+		return false // a decorator may register it
+	}
+	if def.Kind() != "function_definition" && def.Kind() != "class_definition" {
+		return false
+	}
+	nm := def.ChildByFieldName("name")
+	if nm == nil {
+		return false
+	}
+	name := pf.text(nm)
+	for _, other := range p.files {
+		if namesOutside(other, other.root, def, name) {
+			return false
+		}
+	}
+	return true
+}
+
+// namesOutside says whether an identifier named name occurs under n but
+// outside skip (strings and comments are no identifiers).
+func namesOutside(pf *parsedFile, n, skip *sitter.Node, name string) bool {
+	if sameNode(n, skip) {
+		return false
+	}
+	if n.Kind() == "identifier" {
+		return pf.text(n) == name
+	}
+	for i := uint(0); i < n.NamedChildCount(); i++ {
+		if namesOutside(pf, n.NamedChild(i), skip, name) {
+			return true
+		}
+	}
+	return false
 }
 
 func (f *placeFinder) add(pf *parsedFile, n *sitter.Node, kind placeKind, dep Dependency, cat, what string) {

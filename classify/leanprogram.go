@@ -37,6 +37,9 @@ type parsedFile struct {
 	// attrNeeded: whether a read of an attribute of each name asked about
 	// may need its value here (pyelsewhere.go).
 	attrNeeded map[string]bool
+	// methods: the program's (programTrees.methods); prog: the program.
+	methods map[string]bool
+	prog    *programTrees
 }
 
 func (pf *parsedFile) text(n *sitter.Node) string { return n.Utf8Text(pf.src) }
@@ -52,6 +55,8 @@ type programTrees struct {
 	files   []*parsedFile
 	defs    map[string][]programDef
 	classes map[string][]classDef
+	// methods: the names of the methods its classes define.
+	methods map[string]bool
 	// foreign names the first import that is neither the standard
 	// library, torch, numpy nor one of the program's modules: its code is
 	// not read, so a read may come from it.
@@ -137,7 +142,7 @@ func loadProgram(src *sourceReader, cmd []string) (p *programTrees, why string) 
 	if script == "" {
 		return nil, "the captured command line names no Python script"
 	}
-	p = &programTrees{defs: map[string][]programDef{}, classes: map[string][]classDef{}}
+	p = &programTrees{defs: map[string][]programDef{}, classes: map[string][]classDef{}, methods: map[string]bool{}}
 	dir := path.Dir(strings.ReplaceAll(script, `\`, "/"))
 	queue, seen, total := []string{script}, map[string]bool{script: true}, 0
 	for len(queue) > 0 {
@@ -185,12 +190,15 @@ func loadProgram(src *sourceReader, cmd []string) (p *programTrees, why string) 
 		}
 	}
 	for _, f := range p.files {
+		f.methods, f.prog = p.methods, p
 		walkAll(f.root, func(n *sitter.Node) {
 			nm := n.ChildByFieldName("name")
 			switch {
 			case nm == nil:
 			case n.Kind() == "function_definition" && enclosingClass(n) == nil:
 				p.defs[f.text(nm)] = append(p.defs[f.text(nm)], programDef{file: f, node: n})
+			case n.Kind() == "function_definition":
+				p.methods[f.text(nm)] = true
 			case n.Kind() == "class_definition":
 				p.classes[f.text(nm)] = append(p.classes[f.text(nm)], classDef{file: f, node: n})
 			}

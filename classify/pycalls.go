@@ -32,11 +32,11 @@ func (a *pyAnalysis) callUse(call *sitter.Node) int {
 		return int(UseLog)
 	case method && loggerMethods[name] && (strings.Contains(obj, "log") || loggerObjects[obj]):
 		return int(UseLog)
-	case method && (name == "append" || name == "extend" || name == "appendleft"):
+	case method && (name == "append" || name == "extend" || name == "appendleft"), a.dictUpdate(call):
 		return int(UseLog)
 	case shapeCalls[name]:
 		return int(UseShape)
-	case !method && throughCalls[name], method && name == "format":
+	case !method && throughCalls[name], method && name == "format", method && mathModules[obj] && mathFunctions[name]:
 		return useThrough
 	}
 	return int(UseNone)
@@ -67,6 +67,13 @@ var (
 	keepsData = map[string]bool{"numpy": true, "tolist": true, "detach": true, "clone": true, "copy": true, "float": true,
 		"double": true, "long": true, "int": true, "half": true, "contiguous": true, "squeeze": true, "flatten": true,
 		"ravel": true, "astype": true, "item": true}
+	// mathModules and mathFunctions: the math module's and NumPy's functions
+	// of a number (math.isnan(v), np.sqrt(v)) return one computed from it:
+	// the result is followed.
+	mathModules   = map[string]bool{"math": true, "cmath": true, "np": true, "numpy": true}
+	mathFunctions = map[string]bool{"isnan": true, "isinf": true, "isfinite": true, "isclose": true, "sqrt": true,
+		"log": true, "log2": true, "log10": true, "log1p": true, "exp": true, "expm1": true, "fabs": true,
+		"floor": true, "ceil": true, "trunc": true}
 	// throughCalls return the value, converted or picked: their result is followed.
 	throughCalls = map[string]bool{"int": true, "float": true, "round": true, "abs": true, "max": true, "min": true,
 		"sorted": true, "sum": true, "str": true, "repr": true, "format": true, "list": true, "tuple": true, "dict": true}

@@ -57,6 +57,9 @@ func (a *pyAnalysis) containerUse(container, fill *sitter.Node) containerRead {
 	case "identifier":
 		name := a.text(container)
 		scope := a.definingScope(container, name)
+		if a.loopsOverLibrary(scope, name) {
+			return containerNow // `for g in opt.param_groups: g["lr"] = v`: the library's entry
+		}
 		window, bounded := a.fillWindow(fill, scope, name)
 		out := containerShown
 		a.uses(scope, name, func(n *sitter.Node) {
@@ -76,49 +79,12 @@ func (a *pyAnalysis) containerUse(container, fill *sitter.Node) containerRead {
 		})
 		return out
 	case "attribute":
-		if a.attributeNeeded(container) {
-			return containerNow
+		if !a.programObject(container.ChildByFieldName("object")) || a.attributeNeeded(container) {
+			return containerNow // a library's object (`opt.param_groups`) is read by the library
 		}
 		return containerShown
 	}
 	return containerNow // a call's result, a literal: not followed
-}
-
-// attributeNeeded reports whether an attribute's value may be needed: any
-// read of an attribute of that name, on any object, in any file of the
-// program (pyelsewhere.go), inside a test, a loop header, a return or a
-// size argument.
-func (a *pyAnalysis) attributeNeeded(attr *sitter.Node) bool {
-	field := attr.ChildByFieldName("attribute")
-	if field == nil || a.root == nil {
-		return true
-	}
-	name := a.text(field)
-	return a.attributeReadIn(name) || a.attributeReadElsewhere(name)
-}
-
-// attributeReadIn says whether a read of an attribute named name in this
-// file may need its value.
-func (a *pyAnalysis) attributeReadIn(name string) bool {
-	needed := false
-	var walk func(n *sitter.Node)
-	walk = func(n *sitter.Node) {
-		if needed {
-			return
-		}
-		if n.Kind() == "attribute" {
-			if f := n.ChildByFieldName("attribute"); f != nil && a.text(f) == name && !isStoreTarget(n) && a.needsContents(n, 0) &&
-				!a.onwardShown(n) && !a.returnedShown(n) && !a.onlyRecorded(n, name) {
-				needed = true
-				return
-			}
-		}
-		for i := uint(0); i < n.NamedChildCount(); i++ {
-			walk(n.NamedChild(i))
-		}
-	}
-	walk(a.root)
-	return needed
 }
 
 // isStoreTarget says whether n is the left side of an assignment.
@@ -223,6 +189,18 @@ func (a *pyAnalysis) needsContents(n *sitter.Node, depth int) bool {
 			return true
 		case "assignment", "augmented_assignment":
 			left := p.ChildByFieldName("left")
+			if left != nil && left.Kind() == "identifier" && !sameNode(left, v) {
+				if a.following(p, a.text(left)) {
+					return false // into a variable whose uses are being followed: they decide
+				}
+				if a.onwardDepth < maxOnwardDepth {
+					// into a variable (`improved = v < best["val"]`): its uses decide
+					a.onwardDepth++
+					fl := a.taint(p, a.text(left), false, 0, "")
+					a.onwardDepth--
+					return !keepsOnly(fl.use)
+				}
+			}
 			if n.Kind() == "identifier" && left != nil && left.Kind() == "subscript" {
 				if root := containerOf(left); root != nil && root.Kind() == "identifier" && a.text(root) == a.text(n) {
 					return false // `c[k] = c.get(k, 0) + 1`: it only feeds itself
@@ -243,6 +221,12 @@ func (a *pyAnalysis) needsContents(n *sitter.Node, depth int) bool {
 			case u == useThrough:
 			case u == int(UseLog) && !a.storesInto(call):
 				return false // shown: printed or logged
+			case u == int(UseLog) && a.onwardDepth < maxOnwardDepth:
+				// stored into another container (`history.append({"best": best["val"]})`): its reads decide
+				a.onwardDepth++
+				read := a.containerUse(containerOf(call), call)
+				a.onwardDepth--
+				return read == containerNow || read == containerTested
 			case u == int(UseNone) && sameNode(v, n):
 				return a.calleeNeeds(call, v, depth, a.needsContents)
 			default:
@@ -365,11 +349,4 @@ func (a *pyAnalysis) bindsOther(fn *sitter.Node, name string) bool {
 		}
 	})
 	return other
-}
-
-// storesInto says whether a call stores its argument into a container
-// (`other.append(hist)`): the contents then live on elsewhere.
-func (a *pyAnalysis) storesInto(call *sitter.Node) bool {
-	name, method := a.callName(call.ChildByFieldName("function"))
-	return method && (name == "append" || name == "extend" || name == "appendleft")
 }

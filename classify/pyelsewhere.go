@@ -34,7 +34,7 @@ func (a *pyAnalysis) attributeReadElsewhere(name string) bool {
 		return true
 	}
 	for _, pf := range a.others.files {
-		if pf.attributeNeeded(name) {
+		if pf.attributeNeeded(name, a.budget) {
 			return true
 		}
 	}
@@ -44,7 +44,7 @@ func (a *pyAnalysis) attributeReadElsewhere(name string) bool {
 // attributeNeeded says whether a read of an attribute named name in pf may
 // need its value, once per file and name: the program's files stay parsed
 // for the whole analysis (leanReads.close).
-func (pf *parsedFile) attributeNeeded(name string) bool {
+func (pf *parsedFile) attributeNeeded(name string, budget *int) bool {
 	if needed, ok := pf.attrNeeded[name]; ok {
 		return needed
 	}
@@ -54,10 +54,15 @@ func (pf *parsedFile) attributeNeeded(name string) bool {
 	pf.attrNeeded[name] = true // while it is worked out: a query that cycles back may need it
 	needed := false
 	if mentionsAttribute(pf.src, name) {
-		// Its onward attributes may be read in any file, this one
-		// included: not known from here.
-		b := &pyAnalysis{src: pf.src, root: pf.root, row: ^uint(0), tainted: map[string]bool{}}
+		// read with the program's other files known, on the query's
+		// budget
+		b := &pyAnalysis{src: pf.src, root: pf.root, row: ^uint(0), tainted: map[string]bool{}, methods: pf.methods,
+			others: pf.prog.others(pf.path), budget: budget}
 		needed = b.attributeReadIn(name)
+		if budget != nil && *budget < 0 {
+			delete(pf.attrNeeded, name) // cut short: not this file's answer to keep
+			return true
+		}
 	}
 	pf.attrNeeded[name] = needed
 	return needed
@@ -105,9 +110,24 @@ func (a *pyAnalysis) onwardShown(n *sitter.Node) bool {
 		return !a.attributeNeeded(left)
 	case "identifier":
 		fl := a.taint(stmt, a.text(left), stmt.Kind() == "augmented_assignment", 0, "")
+		if fl.returned && fl.use == UseNone {
+			return a.methodResultShown(enclosingFunction(stmt)) // a local the method returns
+		}
 		return fl.use == UseLog || fl.use == UseLater
 	}
 	return false
+}
+
+// methodResultShown says whether def is a method of a class whose every
+// read, in every file of the program, only shows what it returns.
+func (a *pyAnalysis) methodResultShown(def *sitter.Node) bool {
+	if def == nil || enclosingClass(def) == nil || def.ChildByFieldName("name") == nil || a.onwardDepth >= maxOnwardDepth {
+		return false
+	}
+	a.onwardDepth++
+	defer func() { a.onwardDepth-- }()
+	m := a.text(def.ChildByFieldName("name"))
+	return !a.attributeReadIn(m) && !a.attributeReadElsewhere(m)
 }
 
 // onlyRecorded says whether a read of an attribute named name, or the call
@@ -132,19 +152,18 @@ func (a *pyAnalysis) onlyRecorded(n *sitter.Node, name string) bool {
 	}
 	a.tainted[key] = true
 	defer delete(a.tainted, key)
+	if def := enclosingFunction(v); def != nil && enclosingClass(def) != nil {
+		// the object's own state, tested by its own method: a test whose
+		// arms only set state decides through what they set (pystate.go)
+		a.methodDepth++
+		defer func() { a.methodDepth-- }()
+	}
 	fl := a.follow(v, 0)
 	switch {
 	case keepsOnly(fl.use):
 		return true
 	case fl.returned && fl.use == UseNone:
-		def := enclosingFunction(v)
-		if def == nil || enclosingClass(def) == nil || def.ChildByFieldName("name") == nil || a.onwardDepth >= maxOnwardDepth {
-			return false
-		}
-		a.onwardDepth++
-		defer func() { a.onwardDepth-- }()
-		m := a.text(def.ChildByFieldName("name"))
-		return !a.attributeReadIn(m) && !a.attributeReadElsewhere(m)
+		return a.methodResultShown(enclosingFunction(v))
 	}
 	return false
 }
@@ -163,32 +182,21 @@ func (a *pyAnalysis) inTest(n *sitter.Node) bool {
 }
 
 // returnedShown says whether a read of an attribute is returned (through
-// arithmetic) by a method or property of a class whose every read, in
+// arithmetic or text) by a method or property of a class whose every read, in
 // every file of the program, only shows what it returns: the method is
 // read as an attribute of its name is (`obj.mean`, `obj.summary()`).
 func (a *pyAnalysis) returnedShown(n *sitter.Node) bool {
-	def := a.returnedBy(n)
-	if def == nil || a.onwardDepth >= maxOnwardDepth {
-		return false
-	}
-	name := def.ChildByFieldName("name")
-	if name == nil {
-		return false
-	}
-	a.onwardDepth++
-	defer func() { a.onwardDepth-- }()
-	m := a.text(name)
-	return !a.attributeReadIn(m) && !a.attributeReadElsewhere(m)
+	return a.methodResultShown(a.returnedBy(n))
 }
 
 // returnedBy is the method whose return statement n is part of through
-// numbers only (carriesValue); nil when n goes elsewhere or the function
+// numbers or text only (carriesValue); nil when n goes elsewhere or the function
 // is no class's.
 func (a *pyAnalysis) returnedBy(n *sitter.Node) *sitter.Node {
 	v := n
 	for p := n.Parent(); p != nil; v, p = p, p.Parent() {
-		if a.carriesValue(p, v) {
-			continue
+		if a.carriesValue(p, v) || p.Kind() == "call" && sameNode(p.ChildByFieldName("function"), v) {
+			continue // `self.summary()`: what the method returns
 		}
 		if p.Kind() != "return_statement" {
 			return nil
@@ -203,7 +211,7 @@ func (a *pyAnalysis) returnedBy(n *sitter.Node) *sitter.Node {
 }
 
 // assignedFrom returns the assignment whose right side n is part of
-// through numbers only (carriesValue) or as the method called (`x =
+// through numbers or text only (carriesValue) or as the method called (`x =
 // obj.summary()`), and its target; nil when n goes elsewhere.
 func (a *pyAnalysis) assignedFrom(n *sitter.Node) (stmt, left *sitter.Node) {
 	v := n
@@ -225,24 +233,101 @@ func (a *pyAnalysis) assignedFrom(n *sitter.Node) (stmt, left *sitter.Node) {
 // them, and nothing else.
 var numericBuiltins = map[string]bool{"max": true, "min": true, "abs": true, "round": true, "float": true, "int": true}
 
+// textBuiltins make text of what they are handed.
+var textBuiltins = map[string]bool{"str": true, "repr": true, "format": true}
+
+// viewMethods give a view of a dict's contents.
+var viewMethods = map[string]bool{"items": true, "values": true, "keys": true}
+
 // carriesValue says whether p, the parent of v, hands v's value on as a
-// number: arithmetic, parentheses, a sign, an arm of a conditional
-// expression, or a call of max, min, abs, round, float or int that v is an
-// argument of (`self.largest =
-// max(self.largest, self.last)`).
+// number or as text: arithmetic, parentheses, a sign, an arm of a
+// conditional expression, a call of max, min, abs, round, float or int
+// that v is an argument of (`self.largest = max(self.largest,
+// self.last)`); an f-string's interpolation, a text made of it (str,
+// repr, format, a string's join or format), a dict's view (`.items()`)
+// and a comprehension over it whose body and clauses call nothing but
+// conversions (`" ".join(f"{k}={v}" for k, v in self.counts.items())`).
 func (a *pyAnalysis) carriesValue(p, v *sitter.Node) bool {
 	switch p.Kind() {
-	case "binary_operator", "parenthesized_expression", "unary_operator", "argument_list":
+	case "binary_operator", "parenthesized_expression", "unary_operator", "argument_list", "concatenated_string":
 		return true // an argument list: its call decides
 	case "conditional_expression":
-		return !sameNode(p.NamedChild(1), v) // either arm's value goes on; the condition is a test
+		// either arm's value goes on; the condition is a test, unless it
+		// only picks a value (`"yes" if self.alarm else "no"`)
+		return !sameNode(p.NamedChild(1), v) || a.picksText(p) || a.picksPlain(p)
+	case "comparison_operator", "not_operator":
+		return true // a bool made of it
+	case "boolean_operator":
+		return a.callFree(p) // `a or b`: a bool of both, unless it decides whether a call runs
+	case "interpolation":
+		return sameNode(p.ChildByFieldName("expression"), v)
+	case "string":
+		return v.Kind() == "interpolation"
+	case "for_in_clause":
+		return sameNode(p.ChildByFieldName("right"), v) // into the targets: the comprehension decides
+	case "generator_expression", "list_comprehension":
+		return a.plainComprehension(p)
+	case "attribute":
+		call := p.Parent()
+		return sameNode(p.ChildByFieldName("object"), v) && viewMethods[attrName(a, p)] &&
+			call != nil && call.Kind() == "call" && sameNode(call.ChildByFieldName("function"), p)
 	case "call":
+		name, method := a.callName(p.ChildByFieldName("function"))
+		if sameNode(p.ChildByFieldName("function"), v) {
+			return method && viewMethods[name]
+		}
 		if sameNode(p.ChildByFieldName("arguments"), v) {
-			name, method := a.callName(p.ChildByFieldName("function"))
-			return !method && numericBuiltins[name]
+			if method {
+				obj := p.ChildByFieldName("function").ChildByFieldName("object")
+				return (name == "join" || name == "format") && obj != nil && a.isText(obj)
+			}
+			return numericBuiltins[name] || textBuiltins[name]
 		}
 	}
 	return false
+}
+
+// plainComprehension says whether a comprehension only maps what it
+// iterates: one for clause, a body free of calls but conversions, and no
+// if clause — unless what it makes is joined into a text, where a filter
+// only decides what the text shows (a filtered list's length would carry
+// the filter).
+func (a *pyAnalysis) plainComprehension(c *sitter.Node) bool {
+	body := c.ChildByFieldName("body")
+	if body == nil || !a.callFree(body) {
+		return false
+	}
+	fors := 0
+	for i := uint(0); i < c.NamedChildCount(); i++ {
+		switch cl := c.NamedChild(i); cl.Kind() {
+		case "for_in_clause":
+			fors++
+		case "if_clause":
+			if !a.callFree(cl) || !a.joinedIntoText(c) {
+				return false
+			}
+		}
+	}
+	return fors == 1
+}
+
+// joinedIntoText says whether n is the argument of a text's join
+// (`" ".join(n)`).
+func (a *pyAnalysis) joinedIntoText(n *sitter.Node) bool {
+	call := n.Parent()
+	if call != nil && call.Kind() == "argument_list" {
+		if call.NamedChildCount() != 1 {
+			return false
+		}
+		call = call.Parent()
+	}
+	if call == nil || call.Kind() != "call" {
+		return false
+	}
+	fn := call.ChildByFieldName("function")
+	name, method := a.callName(fn)
+	obj := fn.ChildByFieldName("object")
+	return method && name == "join" && obj != nil && a.isText(obj)
 }
 
 // attrName is the attribute's name of an attribute node ("" for none).
@@ -251,4 +336,45 @@ func attrName(a *pyAnalysis, n *sitter.Node) string {
 		return a.text(f)
 	}
 	return ""
+}
+
+// attributeNeeded reports whether an attribute's value may be needed: any
+// read of an attribute of that name, on any object, in any file of the
+// program (pyelsewhere.go), inside a test, a loop header, a return or a
+// size argument.
+func (a *pyAnalysis) attributeNeeded(attr *sitter.Node) bool {
+	field := attr.ChildByFieldName("attribute")
+	if field == nil || a.root == nil {
+		return true
+	}
+	name := a.text(field)
+	return a.attributeReadIn(name) || a.attributeReadElsewhere(name)
+}
+
+// attributeReadIn says whether a read of an attribute named name in this
+// file may need its value.
+func (a *pyAnalysis) attributeReadIn(name string) bool {
+	needed := false
+	var walk func(n *sitter.Node)
+	walk = func(n *sitter.Node) {
+		if needed {
+			return
+		}
+		if !a.spend(1) {
+			needed = true // the query's budget is spent: it may be
+			return
+		}
+		if n.Kind() == "attribute" {
+			if f := n.ChildByFieldName("attribute"); f != nil && a.text(f) == name && !isStoreTarget(n) && !a.libraryMethodCall(n) && a.needsContents(n, 0) &&
+				!a.onwardShown(n) && !a.returnedShown(n) && !a.onlyRecorded(n, name) {
+				needed = true
+				return
+			}
+		}
+		for i := uint(0); i < n.NamedChildCount(); i++ {
+			walk(n.NamedChild(i))
+		}
+	}
+	walk(a.root)
+	return needed
 }

@@ -27,6 +27,9 @@ func (a *pyAnalysis) at(use Use, n *sitter.Node) flow {
 func (a *pyAnalysis) follow(v *sitter.Node, depth int) flow {
 	key := "" // the constant key of the dict entry v just became
 	for {
+		if !a.spend(1) {
+			return flow{} // the query's budget is spent: not known
+		}
 		p := v.Parent()
 		if p == nil {
 			return flow{}
@@ -34,7 +37,7 @@ func (a *pyAnalysis) follow(v *sitter.Node, depth int) flow {
 		entry := key
 		key = ""
 		switch p.Kind() {
-		case "parenthesized_expression", "comparison_operator", "unary_operator", "list", "tuple", "set", "expression_list", "keyword_argument":
+		case "parenthesized_expression", "comparison_operator", "unary_operator", "not_operator", "concatenated_string", "list", "tuple", "set", "expression_list", "keyword_argument":
 			if p.Kind() == "keyword_argument" && !sameNode(p.ChildByFieldName("value"), v) {
 				return flow{}
 			}
@@ -66,7 +69,7 @@ func (a *pyAnalysis) follow(v *sitter.Node, depth int) flow {
 			}
 			return flow{}
 		case "conditional_expression":
-			if sameNode(p.NamedChild(1), v) && !a.picksText(p) {
+			if sameNode(p.NamedChild(1), v) && !a.picksText(p) && !a.picksPlain(p) {
 				return a.at(UseBranch, p)
 			}
 			v = p
@@ -75,8 +78,6 @@ func (a *pyAnalysis) follow(v *sitter.Node, depth int) flow {
 				return a.at(UseBranch, p) // `v and f()` tests v: whether f runs
 			}
 			v = p // `v or x < 3`, x free of calls: the whole decides
-		case "not_operator":
-			return a.at(UseBranch, p)
 		case "binary_operator":
 			if !a.arithmeticKeepsScalar(p, v) {
 				return flow{}
@@ -117,8 +118,10 @@ func (a *pyAnalysis) follow(v *sitter.Node, depth int) flow {
 			switch u := a.callUse(call); {
 			case u == useThrough, a.lookupKey(call, v):
 				v = call
-			case u == int(UseLog):
+			case u == int(UseLog) && a.storesInto(call):
 				return a.kept(containerOf(call), call) // appended to a list
+			case u == int(UseLog):
+				return a.at(UseLog, call) // shown: printed, logged, written
 			case u == int(UseNone):
 				fl, ok := a.intoCallee(call, v, depth)
 				if !ok {
@@ -126,6 +129,9 @@ func (a *pyAnalysis) follow(v *sitter.Node, depth int) flow {
 				}
 				if !fl.returned || fl.use != UseNone {
 					return fl
+				}
+				if up := call.Parent(); up != nil && up.Kind() == "expression_statement" {
+					return flow{use: UseLog, lines: fl.lines} // returned, and dropped: what it kept on the way is all
 				}
 				v = call // returned: the call's result carries it on
 			default:
@@ -242,12 +248,25 @@ func (a *pyAnalysis) taint(at *sitter.Node, name string, lenient bool, depth int
 	return a.taintIn(enclosingScope(at), name, lenient, depth, entry)
 }
 
-// taintIn is taint over the uses of name in scope.
-func (a *pyAnalysis) taintIn(scope *sitter.Node, name string, lenient bool, depth int, entry string) flow {
-	key := name + "[" + entry + "]" // per scope and entry: a function's name is not its caller's
+// following says whether the uses of the variable name in the function
+// around at are being followed (taint) by this query.
+func (a *pyAnalysis) following(at *sitter.Node, name string) bool {
+	return a.tainted[taintKey(enclosingScope(at), name, "")]
+}
+
+// taintKey names the following of name in scope: per scope and entry, a
+// function's name is not its caller's.
+func taintKey(scope *sitter.Node, name, entry string) string {
+	key := name + "[" + entry + "]"
 	if scope != nil {
 		key = strconv.Itoa(int(scope.StartByte())) + ":" + key
 	}
+	return key
+}
+
+// taintIn is taint over the uses of name in scope.
+func (a *pyAnalysis) taintIn(scope *sitter.Node, name string, lenient bool, depth int, entry string) flow {
+	key := taintKey(scope, name, entry)
 	if a.tainted[key] {
 		return flow{use: UseLog, neutral: true}
 	}
@@ -347,45 +366,4 @@ func (a *pyAnalysis) uses(scope *sitter.Node, name string, fn func(*sitter.Node)
 		}
 	}
 	walk(scope)
-}
-
-// isLoad says whether an identifier reads its variable.
-func isLoad(n *sitter.Node) bool {
-	p := n.Parent()
-	if p == nil {
-		return false
-	}
-	field := ""
-	for i := uint(0); i < p.ChildCount(); i++ {
-		if sameNode(p.Child(i), n) {
-			field = p.FieldNameForChild(uint32(i))
-			break
-		}
-	}
-	switch p.Kind() {
-	case "assignment", "augmented_assignment", "for_statement", "for_in_clause":
-		return field != "left"
-	case "attribute":
-		return field != "attribute"
-	case "keyword_argument", "named_expression", "function_definition", "class_definition", "default_parameter", "typed_parameter", "typed_default_parameter":
-		return field != "name" && p.Kind() != "typed_parameter"
-	case "parameters", "lambda_parameters", "pattern_list", "tuple_pattern", "list_pattern", "global_statement", "nonlocal_statement",
-		"dotted_name", "aliased_import", "import_statement", "import_from_statement", "as_pattern_target":
-		return false
-	}
-	return true
-}
-
-// enclosingScope is the function (or lambda, or module) around n.
-func enclosingScope(n *sitter.Node) *sitter.Node {
-	for p := n.Parent(); p != nil; p = p.Parent() {
-		if p.Kind() == "function_definition" || p.Parent() == nil {
-			return p
-		}
-	}
-	return n
-}
-
-func sameNode(a, b *sitter.Node) bool {
-	return a != nil && b != nil && a.Id() == b.Id()
 }

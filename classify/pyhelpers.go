@@ -195,3 +195,44 @@ func (a *pyAnalysis) eachParamNode(params *sitter.Node, fn func(place int, name 
 		place++
 	}
 }
+
+// isLoad says whether an identifier reads its variable.
+func isLoad(n *sitter.Node) bool {
+	p := n.Parent()
+	if p == nil {
+		return false
+	}
+	field := ""
+	for i := uint(0); i < p.ChildCount(); i++ {
+		if sameNode(p.Child(i), n) {
+			field = p.FieldNameForChild(uint32(i))
+			break
+		}
+	}
+	switch p.Kind() {
+	case "assignment", "augmented_assignment", "for_statement", "for_in_clause":
+		return field != "left"
+	case "attribute":
+		return field != "attribute"
+	case "keyword_argument", "named_expression", "function_definition", "class_definition", "default_parameter", "typed_parameter", "typed_default_parameter":
+		return field != "name" && p.Kind() != "typed_parameter"
+	case "parameters", "lambda_parameters", "pattern_list", "tuple_pattern", "list_pattern", "global_statement", "nonlocal_statement",
+		"dotted_name", "aliased_import", "import_statement", "import_from_statement", "as_pattern_target":
+		return false
+	}
+	return true
+}
+
+// enclosingScope is the function (or lambda, or module) around n.
+func enclosingScope(n *sitter.Node) *sitter.Node {
+	for p := n.Parent(); p != nil; p = p.Parent() {
+		if p.Kind() == "function_definition" || p.Parent() == nil {
+			return p
+		}
+	}
+	return n
+}
+
+func sameNode(a, b *sitter.Node) bool {
+	return a != nil && b != nil && a.Id() == b.Id()
+}

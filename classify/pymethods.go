@@ -281,9 +281,9 @@ func (a *pyAnalysis) analysisOf(pf *parsedFile) *pyAnalysis {
 	if pf == a.others.self {
 		return a
 	}
-	return &pyAnalysis{src: pf.src, root: pf.root, row: ^uint(0), tainted: map[string]bool{},
+	return &pyAnalysis{src: pf.src, root: pf.root, row: ^uint(0), tainted: map[string]bool{}, methods: pf.methods,
 		others: a.others.prog.others(pf.path), calleeDepth: a.calleeDepth, numberDepth: a.numberDepth,
-		onwardDepth: a.onwardDepth, methodDepth: a.methodDepth}
+		onwardDepth: a.onwardDepth, methodDepth: a.methodDepth, pureDepth: a.pureDepth, budget: a.budget}
 }
 
 // walkScope calls fn on every named node of scope's own code: not inside

@@ -148,12 +148,76 @@ func (a *pyAnalysis) isNumber(n *sitter.Node) bool {
 		return n.NamedChildCount() == 1 && a.isNumber(n.NamedChild(0))
 	case "binary_operator":
 		return a.isNumber(n.ChildByFieldName("left")) && a.isNumber(n.ChildByFieldName("right"))
+	case "conditional_expression":
+		return n.NamedChildCount() == 3 && a.isNumber(n.NamedChild(0)) && a.isNumber(n.NamedChild(2))
 	case "identifier":
 		return a.isNumberName(n)
-	case "call", "subscript", "attribute":
+	case "call":
+		return a.isSize(n) || a.givesNumber(n)
+	case "subscript":
 		return a.isSize(n)
+	case "attribute":
+		return a.isSize(n) || a.numberAttribute(n)
 	}
 	return false
+}
+
+// givesNumber says whether a call always returns a Python number: a
+// tensor's `.item()`, `float(…)`, `int(…)`, `round(…)`, or a function of
+// the math module (math.sqrt(v)).
+func (a *pyAnalysis) givesNumber(call *sitter.Node) bool {
+	fn := call.ChildByFieldName("function")
+	name, method := a.callName(fn)
+	switch {
+	case method && name == "item":
+		return true
+	case method:
+		obj := fn.ChildByFieldName("object")
+		return obj != nil && obj.Kind() == "identifier" && a.text(obj) == "math" && mathFunctions[name]
+	}
+	return name == "float" || name == "int" || name == "round"
+}
+
+// numberAttribute says whether an attribute (`self.mean`) holds a Python
+// number: every store into an attribute of its name, in every file of the
+// program, is None or a number (isNumber), the attribute itself met again
+// counting as one (`self.mean = 0.9 * self.mean + 0.1 * v`). Not known
+// when the program's other files are not.
+func (a *pyAnalysis) numberAttribute(attr *sitter.Node) bool {
+	name := attrName(a, attr)
+	if name == "" || !a.others.known || a.numberDepth >= maxCalleeDepth {
+		return false
+	}
+	if a.numberAttrs == nil {
+		a.numberAttrs = map[string]bool{}
+	}
+	if a.numberAttrs[name] {
+		return true // met again while its stores are read: they decide
+	}
+	a.numberAttrs[name] = true
+	defer delete(a.numberAttrs, name)
+	a.numberDepth++
+	defer func() { a.numberDepth-- }()
+	ok, stores := true, 0
+	check := func(b *pyAnalysis) {
+		walkAll(b.root, func(n *sitter.Node) {
+			if !ok || n.Kind() != "attribute" || attrName(b, n) != name || !isStoreTarget(n) {
+				return
+			}
+			stores++
+			right := n.Parent().ChildByFieldName("right")
+			ok = right != nil && (right.Kind() == "none" || b.isNumber(right))
+		})
+	}
+	check(a)
+	for _, f := range a.others.files {
+		if ok && mentionsAttribute(f.src, name) {
+			b := a.analysisOf(f)
+			b.numberAttrs = a.numberAttrs
+			check(b)
+		}
+	}
+	return ok && stores > 0
 }
 
 // isSize says whether an expression is a size the host knows, an int:

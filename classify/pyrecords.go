@@ -255,16 +255,35 @@ func (a *pyAnalysis) isConstant(n *sitter.Node) bool {
 	case "true", "false", "none":
 		return true
 	}
-	return a.isText(n) || a.isNumber(n)
+	return a.isText(n) || a.isFixedNumber(n)
+}
+
+// isFixedNumber says whether an expression is a number that no read value
+// can change: a literal, a module constant bound once to one, or
+// arithmetic of them — not a name that may hold the value followed.
+func (a *pyAnalysis) isFixedNumber(n *sitter.Node) bool {
+	switch n.Kind() {
+	case "integer", "float":
+		return true
+	case "parenthesized_expression", "unary_operator":
+		return n.NamedChildCount() == 1 && a.isFixedNumber(n.NamedChild(0))
+	case "binary_operator":
+		return a.isFixedNumber(n.ChildByFieldName("left")) && a.isFixedNumber(n.ChildByFieldName("right"))
+	case "identifier":
+		name := a.text(n)
+		return a.definingScope(n, name).Kind() != "function_definition" && a.moduleNumber(name)
+	}
+	return false
 }
 
 // callFree says whether evaluating n calls nothing but conversions and
-// picks (int, float, round, abs, min, max, str, format, ...) and string
-// methods that only build text.
+// picks (int, float, round, abs, min, max, str, format, ...), string
+// methods that only build text, a dict's views and lookups (items, values,
+// keys, get) and the program's methods that only compute (pypure.go).
 func (a *pyAnalysis) callFree(n *sitter.Node) bool {
 	if n.Kind() == "call" {
 		name, method := a.callName(n.ChildByFieldName("function"))
-		if !(method && textMethods[name]) && a.callUse(n) != useThrough {
+		if !(method && (textMethods[name] || viewMethods[name] || name == "get")) && a.callUse(n) != useThrough && !a.pureMethodCall(n) {
 			return false
 		}
 	}

@@ -54,5 +54,8 @@ func (a *pyAnalysis) stateFlow(test *sitter.Node, depth int) (flow, bool) {
 	if out.use == UseBranch || out.use == UseShape || out.returned {
 		return out, true // a returned value: the caller decides
 	}
+	if out.neutral {
+		return out, true // all it sets loops back to what is being followed: that decides
+	}
 	return flow{}, true
 }

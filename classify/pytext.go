@@ -20,6 +20,13 @@ func (a *pyAnalysis) picksText(cond *sitter.Node) bool {
 	return a.isText(cond.NamedChild(0)) && a.isText(cond.NamedChild(2))
 }
 
+// picksPlain says whether a conditional expression only chooses between
+// two values free of calls (`self.streak + 1 if word != "ok" else 0`):
+// its test decides nothing but the value, which is what to follow.
+func (a *pyAnalysis) picksPlain(cond *sitter.Node) bool {
+	return cond.NamedChildCount() == 3 && a.callFree(cond.NamedChild(0)) && a.callFree(cond.NamedChild(2))
+}
+
 // isText says whether an expression is a string literal, or an f-string
 // whose interpolations call nothing but conversions and picks.
 func (a *pyAnalysis) isText(n *sitter.Node) bool {

@@ -72,7 +72,19 @@ func pyUse(src []byte, line int, rd pyRead, others otherFiles) (out pyOutcome, p
 // pyUseOn is pyUse on a file already parsed (root: its module, without
 // errors).
 func pyUseOn(src []byte, root *sitter.Node, line int, rd pyRead, others otherFiles) (out pyOutcome) {
-	a := &pyAnalysis{src: src, root: root, row: uint(line - 1), tainted: map[string]bool{}, others: others}
+	budget := maxQuerySteps
+	a := &pyAnalysis{src: src, root: root, row: uint(line - 1), tainted: map[string]bool{}, others: others, budget: &budget}
+	switch {
+	case others.prog != nil:
+		a.methods = others.prog.methods
+	case others.known && len(others.files) == 0: // a program of this one file
+		a.methods = map[string]bool{}
+		walkAll(root, func(n *sitter.Node) {
+			if nm := n.ChildByFieldName("name"); nm != nil && n.Kind() == "function_definition" && enclosingClass(n) != nil {
+				a.methods[a.text(nm)] = true
+			}
+		})
+	}
 	reads := a.findReads(root, rd)
 	if len(reads) == 0 {
 		if rd.kind == readTruth && a.testsOnRow(root) {
@@ -95,6 +107,24 @@ func pyUseOn(src []byte, root *sitter.Node, line int, rd pyRead, others otherFil
 	return out
 }
 
+// maxQuerySteps bounds the work of one query: the parse-tree nodes its
+// walks and climbs visit, in every file. A program whose classes read and
+// store each other's attributes in every method can make the following
+// of a value fan out; past the bound the answer is the cautious one (not
+// known, or needed). The most any program under fixtures/ takes is about
+// 445,000 (ps24_alarm_printed, every line and read kind asked).
+const maxQuerySteps = 2_000_000
+
+// spend takes n steps from the query's budget and says whether any were
+// left.
+func (a *pyAnalysis) spend(n int) bool {
+	if a.budget == nil {
+		return true
+	}
+	*a.budget -= n
+	return *a.budget >= 0
+}
+
 // pyAnalysis holds one query's state.
 type pyAnalysis struct {
 	src         []byte
@@ -103,9 +133,13 @@ type pyAnalysis struct {
 	tainted     map[string]bool // variables being followed (assignments that loop back)
 	calleeDepth int             // functions of the file the value was followed into (pyhelpers.go)
 	numberDepth int             // names followed to tell whether they hold numbers (pynumbers.go)
+	numberAttrs map[string]bool // attributes being asked whether they hold numbers (pynumbers.go)
 	others      otherFiles      // the program's other files (pyelsewhere.go)
 	onwardDepth int             // attributes a read was followed on into (pyelsewhere.go)
 	methodDepth int             // methods of the program's classes the value was followed into (pymethods.go, pystate.go)
+	methods     map[string]bool // the methods the program's classes define; nil when the program is not known
+	pureDepth   int             // methods followed to tell whether they only compute (pypure.go)
+	budget      *int            // steps left to the query, shared with the analyses of other files (spend)
 }
 
 func (a *pyAnalysis) text(n *sitter.Node) string { return n.Utf8Text(a.src) }

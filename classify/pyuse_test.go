@@ -1,6 +1,7 @@
 package classify
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -9,6 +10,19 @@ import (
 // whether it improved.
 const bestNote = "class BestNote:\n    def __init__(self):\n        self.best = None\n        self.streak = 0\n" +
 	"    def consider(self, value):\n        v = float(value)\n        if self.best is None or v < self.best:\n            self.best = v\n            self.streak = 0\n            return True\n        self.streak += 1\n        return False\n"
+
+// monitorClass classifies a value into a word with NaN tests, keeps an
+// exponential average, counts the words, keeps a streak and sets an alarm
+// flag; summary() formats its state.
+const monitorClass = "import math\nclass Monitor:\n    def __init__(self):\n        self.ema = None\n        self.counts = {'ok': 0, 'spike': 0, 'nan': 0}\n" +
+	"        self.streak = 0\n        self.alarm = False\n" +
+	"    def update(self, value):\n        if math.isnan(value) or math.isinf(value):\n            word = 'nan'\n" +
+	"        elif self.ema is None or value <= 3.0 * self.ema:\n            word = 'ok'\n        else:\n            word = 'spike'\n" +
+	"        if math.isfinite(value):\n            self.ema = value if self.ema is None else 0.9 * self.ema + 0.1 * value\n" +
+	"        self.counts[word] += 1\n        self.streak = self.streak + 1 if word != 'ok' else 0\n" +
+	"        self.alarm = word == 'nan' or self.streak >= 3\n        return word\n" +
+	"    def summary(self):\n        counts = ' '.join(f'{w}={n}' for w, n in self.counts.items() if n)\n" +
+	"        return f\"ema={self.ema} streak={self.streak} alarm={'yes' if self.alarm else 'no'} [{counts}]\"\n\n"
 
 // onlyFile is a program of one file: the one analysed.
 var onlyFile = otherFiles{known: true}
@@ -27,7 +41,8 @@ func TestPyUse(t *testing.T) {
 		{"if test", "def f(x):\n    if x.item() > 0:  # <-\n        pass\n", item, UseBranch, false},
 		{"while test", "def f(x):\n    while x.item() > 0:  # <-\n        x = x - 1\n", item, UseBranch, false},
 		{"assert", "def f(x):\n    assert x.item() < 3  # <-\n", item, UseBranch, false},
-		{"ternary test", "def f(x, a, b):\n    y = a if x.item() > 0 else b  # <-\n    return y\n", item, UseBranch, false},
+		{"ternary test", "def f(x, a, b):\n    y = a() if x.item() > 0 else b()  # <-\n    return y\n", item, UseBranch, false},
+		{"ternary that only picks a value", "def f(x, a, b):\n    y = a if x.item() > 0 else b  # <-\n    return y\n", item, UseNone, true},
 		{"and operand", "def f(x, g):\n    ok = x.item() and g()  # <-\n", item, UseBranch, false},
 		{"bool() in a test", "def f(x):\n    if bool(x):  # <-\n        return 1\n", pyRead{kind: readTruth}, UseBranch, false},
 		{"truth test", "def f(x):\n    if (x > 0).any():  # <-\n        return 1\n", truth, UseBranch, false},
@@ -37,7 +52,25 @@ func TestPyUse(t *testing.T) {
 		{"print", "def f(x):\n    print('loss', x.item())  # <-\n", item, UseLog, false},
 		{"logger", "def f(x, logger):\n    logger.info('loss %f', x.item())  # <-\n", item, UseLog, false},
 		{"logging module", "def f(x):\n    logging.warning('loss %f', x.item())  # <-\n", item, UseLog, false},
-		{"math.log is not a logger", "def f(x):\n    y = math.log(x.item())  # <-\n    print(y)\n", item, UseNone, false},
+		{"math.log is not a logger", "def f(x):\n    y = math.log(x.item())  # <-\n    if y > 0:\n        return\n    f(x)\n", item, UseBranch, false},
+		{"math function, then printed", "def f(x):\n    y = math.log(x.item())  # <-\n    print(y)\n", item, UseLog, false},
+		{"NaN test that only prints", "def f(x):\n    v = x.item()  # <-\n    if math.isnan(v) or math.isinf(v):\n        print('bad')\n", item, UseLog, false},
+		{"NaN test that stops", "def f(x):\n    v = x.item()  # <-\n    if np.isnan(v):\n        raise ValueError(v)\n", item, UseBranch, false},
+		// stop 28: what a monitor's method sets, followed to where it is read
+		{"a summary method formats the counts", monitorClass + "def main(x):\n    m = Monitor()\n    m.update(x.item())  # <-\n    print(m.summary())\n", item, UseLog, false},
+		{"a flag set from the word, printed", monitorClass + "def main(x):\n    m = Monitor()\n    w = m.update(x.item())  # <-\n    print(w, m.alarm, m.streak)\n", item, UseLog, false},
+		{"a flag set from the word, only printed under a test", monitorClass + "def main(x):\n    m = Monitor()\n    m.update(x.item())  # <-\n    if m.alarm:\n        print('alarm', m.summary())\n", item, UseLog, false},
+		{"a flag set from the word skips the step", monitorClass + "def main(x, opt):\n    m = Monitor()\n    m.update(x.item())  # <-\n    if m.alarm:\n        return\n    opt.step()\n", item, UseNone, false},
+		{"a library method named as the attribute", "class M:\n    def __init__(self):\n        self.mean = 0.0\n    def add(self, v):\n        self.mean = 0.9 * self.mean + 0.1 * v\n" +
+			"def main(x, out):\n    m = M()\n    m.add(x.item())  # <-\n    if out.mean() > 0:\n        return\n    print(m.mean)\n", item, UseLog, false},
+		{"the same name, the program's own method tested", "class M:\n    def __init__(self):\n        self.total = 0.0\n    def add(self, v):\n        self.total += v\n    def mean(self):\n        return self.total / 3\n" +
+			"def main(x, opt):\n    m = M()\n    m.add(x.item())  # <-\n    if m.mean() > 0:\n        return\n    opt.step()\n", item, UseNone, false},
+		{"a best-so-far dict updated under its own test", "def main(xs, notes):\n    best = {'val': float('inf'), 'step': None}\n    for i, x in enumerate(xs):\n" +
+			"        val = x.item()  # <-\n        improved = val < best['val']\n        if improved:\n            best.update(val=val, step=i)\n            notes.write(f'new best {val}')\n" +
+			"        print(f\"{val:.3f} {'*' if improved else ''}\")\n    print(best)\n", item, UseLog, false},
+		{"a best-so-far dict that decides a save", "def main(xs, model, save):\n    best = {'val': float('inf')}\n    for x in xs:\n" +
+			"        val = x.item()  # <-\n        if val < best['val']:\n            best.update(val=val)\n            save(model)\n", item, UseBranch, false},
+		{"not of a NaN test, printed", "def f(x):\n    ok = not math.isnan(x.item())  # <-\n    print(ok)\n", item, UseLog, false},
 		{"tqdm postfix", "def f(x, bar):\n    bar.set_postfix(loss=x.item())  # <-\n", item, UseLog, false},
 		{"tensorboard", "def f(x, w, i):\n    w.add_scalar('loss', x.item(), i)  # <-\n", item, UseLog, false},
 		{"lightning self.log", "def f(self, x):\n    self.log('loss', x.item())  # <-\n", item, UseLog, false},
@@ -45,7 +78,9 @@ func TestPyUse(t *testing.T) {
 		{"f-string, then printed", "def f(x):\n    s = f\"loss {x.item():.3f}\"  # <-\n    print(s)\n", item, UseLog, false},
 		{"percent format logged", "def f(x, log):\n    log.info('%.3f' % x.item())  # <-\n", item, UseLog, false},
 		{"subscript store", "def f(x, m):\n    m['loss'] = x.item()  # <-\n", item, UseLog, false},
-		{"attribute store", "def f(self, x):\n    self.last = x.item()  # <-\n", item, UseLog, false},
+		{"attribute store", "class C:\n    def f(self, x):\n        self.last = x.item()  # <-\n", item, UseLog, false},
+		{"store into a library object's attribute", "def f(x, opt):\n    opt.param_groups[0]['lr'] = 0.1 if x.item() > 1 else 0.01  # <-\n", item, UseNone, false},
+		{"store into a library object's entries", "def f(x, opt):\n    lr = 0.1 if x.item() > 1 else 0.01  # <-\n    for g in opt.param_groups:\n        g['lr'] = lr\n", item, UseNone, false},
 		{"append", "def f(x, out):\n    out.append(x.item())  # <-\n", item, UseLog, false},
 		{"accumulate", "def f(x, tot):\n    tot += x.item()  # <-\n    return None\n", item, UseLog, false},
 		{"accumulate into element", "def f(x, run):\n    run[0] += x.item()  # <-\n", item, UseLog, false},
@@ -119,7 +154,7 @@ func TestPyUse(t *testing.T) {
 		{"copies taken out under another name inside the loop", "def f(bs):\n    hist = []\n    for b in bs:\n        hist.append(b.cpu())  # <-\n        last = hist[-1]\n", cp, UseNone, false},
 		{"copies counted inside the loop: the length needs no data", "def f(bs):\n    hist = []\n    for b in bs:\n        hist.append(b.cpu())  # <-\n        if len(hist) > 3:\n            pass\n", cp, UseLog, false},
 		// An attribute is needed if any read of it in the file tests, returns or sizes.
-		{"attribute returned by another method", "class G:\n    def observe(self, x):\n        self.last = x.item()  # <-\n    def diverged(self):\n        return self.last > 100\n", item, UseNone, false},
+		{"attribute returned by another method", "class G:\n    def observe(self, x):\n        self.last = x.item()  # <-\n    def diverged(self):\n        return self.last > 100\n\ndef train(g, xs):\n    for x in xs:\n        g.observe(x)\n        if g.diverged():\n            return\n", item, UseNone, false},
 		{"attribute tested in another method", "class M:\n    def record(self, x):\n        self.last = x.cpu()  # <-\n    def check(self):\n        if self.last.isnan().any():\n            raise ValueError\n", cp, UseNone, false},
 		{"attribute list appended, then returned", "class T:\n    def update(self, p):\n        self.hist.append(p.cpu())  # <-\n    def summary(self):\n        return sum(self.hist)\n", cp, UseNone, false},
 		{"attribute list only printed", "class T:\n    def update(self, p):\n        self.hist.append(p.cpu())  # <-\n    def show(self):\n        print(self.hist)\n", cp, UseLog, false},
@@ -228,5 +263,37 @@ func TestPyUse(t *testing.T) {
 func TestPyUseUnparsed(t *testing.T) {
 	if _, parsed := pyUse([]byte("def f(:\n    print(x.item())\n"), 2, pyRead{kind: readItem}, onlyFile); parsed {
 		t.Error("a broken file parsed")
+	}
+}
+
+// TestPyUseBounded runs the analysis on a class whose every method tests
+// and stores the others' attributes, the value handed to each: following
+// the value into one method fans out into all of them. The query must
+// end (the budget of maxQuerySteps) and answer cautiously, not "logged".
+func TestPyUseBounded(t *testing.T) {
+	const n = 30
+	var b strings.Builder
+	b.WriteString("import math\nclass Big:\n    def __init__(self):\n")
+	for i := range n {
+		fmt.Fprintf(&b, "        self.a%d = 0.0\n", i)
+	}
+	for m := range n {
+		fmt.Fprintf(&b, "    def m%d(self, v):\n", m)
+		for k := range 6 {
+			i, j := (m*7+k*3)%n, (m*11+k*5+1)%n
+			fmt.Fprintf(&b, "        if self.a%d > v * 0.5 or math.isnan(self.a%d):\n            self.a%d = self.a%d + v\n", i, j, (i+j+k)%n, i)
+			fmt.Fprintf(&b, "        else:\n            self.a%d = 0.9 * self.a%d\n", (i*j+k)%n, j)
+		}
+		fmt.Fprintf(&b, "        return self.a%d\n", (m*13)%n)
+	}
+	b.WriteString("def main(x):\n    big = Big()\n")
+	for m := range n {
+		fmt.Fprintf(&b, "    print(big.m%d(x.item()))\n", m)
+	}
+	src := b.String()
+	line := strings.Count(src[:strings.Index(src, "    print(big.m0(")], "\n") + 1
+	out, parsed := pyUse([]byte(src), line, pyRead{kind: readItem}, onlyFile)
+	if !parsed || out.use == UseLog {
+		t.Errorf("parsed %v, use %d: want a cautious answer", parsed, out.use)
 	}
 }

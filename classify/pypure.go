@@ -1,0 +1,90 @@
+package classify
+
+// Calls of the program's own methods that only compute and return
+// (`mon.summary()` building a text from the object's attributes) do
+// nothing else: inside a test's arm or a log call's arguments they are
+// as free of effects as a conversion (callFree).
+
+import (
+	"bytes"
+
+	sitter "github.com/tree-sitter/go-tree-sitter"
+)
+
+// maxPureDepth bounds how many pure methods deep a call is followed.
+const maxPureDepth = 2
+
+// pureMethodCall says whether a call `obj.m(…)` calls a method that every
+// class of the program defining one named m defines as pure (pureBody).
+// A method no class of the program defines is a library's: not known.
+func (a *pyAnalysis) pureMethodCall(call *sitter.Node) bool {
+	name, method := a.callName(call.ChildByFieldName("function"))
+	if !method || a.methods == nil || !a.methods[name] || !a.others.known || a.pureDepth >= maxPureDepth {
+		return false
+	}
+	a.pureDepth++
+	defer func() { a.pureDepth-- }()
+	found, ok := 0, true
+	visit := func(b *pyAnalysis) {
+		walkAll(b.root, func(d *sitter.Node) {
+			if !ok || d.Kind() != "function_definition" || enclosingClass(d) == nil {
+				return
+			}
+			if nm := d.ChildByFieldName("name"); nm != nil && b.text(nm) == name {
+				found++
+				ok = b.pureBody(d.ChildByFieldName("body"))
+			}
+		})
+	}
+	visit(a)
+	for _, f := range a.others.files {
+		if ok && bytes.Contains(f.src, []byte(name)) {
+			b := a.analysisOf(f)
+			b.pureDepth = a.pureDepth
+			visit(b)
+		}
+	}
+	return ok && found > 0
+}
+
+// pureBody says whether a function's block only computes and returns: a
+// docstring, pass, assignments of local names from expressions free of
+// calls (callFree), returns of such expressions, and ifs of the same.
+func (a *pyAnalysis) pureBody(block *sitter.Node) bool {
+	if block == nil {
+		return false
+	}
+	for i := uint(0); i < block.NamedChildCount(); i++ {
+		s := block.NamedChild(i)
+		switch s.Kind() {
+		case "comment", "pass_statement":
+		case "expression_statement":
+			if s.NamedChildCount() != 1 {
+				return false
+			}
+			switch e := s.NamedChild(0); e.Kind() {
+			case "string":
+			case "assignment":
+				left, right := e.ChildByFieldName("left"), e.ChildByFieldName("right")
+				if left == nil || right == nil || left.Kind() != "identifier" || !a.callFree(right) {
+					return false
+				}
+			default:
+				return false
+			}
+		case "return_statement":
+			if s.NamedChildCount() > 1 || s.NamedChildCount() == 1 && !a.callFree(s.NamedChild(0)) {
+				return false
+			}
+		case "if_statement":
+			for _, p := range a.ifParts(s) {
+				if p.cond != nil && !a.callFree(p.cond) || !a.pureBody(p.block) {
+					return false
+				}
+			}
+		default:
+			return false
+		}
+	}
+	return true
+}
