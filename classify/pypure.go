@@ -47,10 +47,20 @@ func (a *pyAnalysis) pureMethodCall(call *sitter.Node) bool {
 	return ok && found > 0
 }
 
-// pureBody says whether a function's block only computes and returns: a
-// docstring, pass, assignments of local names from expressions free of
-// calls (callFree), returns of such expressions, and ifs of the same.
+// pureBody says whether a function's block only computes and returns
+// expressions free of calls (computesOnly).
 func (a *pyAnalysis) pureBody(block *sitter.Node) bool {
+	return a.computesOnly(block, func(ret *sitter.Node) bool {
+		return ret.NamedChildCount() == 0 || ret.NamedChildCount() == 1 && a.callFree(ret.NamedChild(0))
+	})
+}
+
+// computesOnly says whether a function's block only computes: a
+// docstring, pass, assignments of local names from expressions free of
+// calls (callFree, `change = (v - prev) / prev`), returns that ret
+// accepts, and ifs whose tests are free of calls and whose arms are the
+// same.
+func (a *pyAnalysis) computesOnly(block *sitter.Node, ret func(*sitter.Node) bool) bool {
 	if block == nil {
 		return false
 	}
@@ -63,7 +73,7 @@ func (a *pyAnalysis) pureBody(block *sitter.Node) bool {
 				return false
 			}
 			switch e := s.NamedChild(0); e.Kind() {
-			case "string":
+			case "string": // a docstring
 			case "assignment":
 				left, right := e.ChildByFieldName("left"), e.ChildByFieldName("right")
 				if left == nil || right == nil || left.Kind() != "identifier" || !a.callFree(right) {
@@ -73,12 +83,12 @@ func (a *pyAnalysis) pureBody(block *sitter.Node) bool {
 				return false
 			}
 		case "return_statement":
-			if s.NamedChildCount() > 1 || s.NamedChildCount() == 1 && !a.callFree(s.NamedChild(0)) {
+			if !ret(s) {
 				return false
 			}
 		case "if_statement":
 			for _, p := range a.ifParts(s) {
-				if p.cond != nil && !a.callFree(p.cond) || !a.pureBody(p.block) {
+				if p.cond != nil && !a.callFree(p.cond) || !a.computesOnly(p.block, ret) {
 					return false
 				}
 			}

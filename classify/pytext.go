@@ -76,50 +76,12 @@ func (a *pyAnalysis) labelFunction(def *sitter.Node) bool {
 	if ps := def.ChildByFieldName("parameters"); ps != nil {
 		a.eachParam(ps, func(_ int, p string) { params[p] = true })
 	}
-	body := def.ChildByFieldName("body")
-	if body == nil {
-		return false
-	}
 	returns := 0
-	var ok func(block *sitter.Node) bool
-	ok = func(block *sitter.Node) bool {
-		for i := uint(0); i < block.NamedChildCount(); i++ {
-			s := block.NamedChild(i)
-			switch s.Kind() {
-			case "comment", "pass_statement":
-			case "expression_statement":
-				if s.NamedChildCount() != 1 {
-					return false
-				}
-				switch e := s.NamedChild(0); e.Kind() {
-				case "string": // a docstring
-				case "assignment":
-					// a local computed on the way (`change = (v - prev) / prev`)
-					left, right := e.ChildByFieldName("left"), e.ChildByFieldName("right")
-					if left == nil || right == nil || left.Kind() != "identifier" || !a.callFree(right) {
-						return false
-					}
-				default:
-					return false
-				}
-			case "return_statement":
-				if s.NamedChildCount() != 1 || !a.isLabel(s.NamedChild(0), params) {
-					return false
-				}
-				returns++
-			case "if_statement":
-				for _, part := range a.ifParts(s) {
-					if part.cond != nil && !a.callFree(part.cond) || !ok(part.block) {
-						return false
-					}
-				}
-			default:
-				return false
-			}
-		}
-		return true
-	}
-	return ok(body) && returns > 0
+	ok := a.computesOnly(def.ChildByFieldName("body"), func(ret *sitter.Node) bool {
+		returns++
+		return ret.NamedChildCount() == 1 && a.isLabel(ret.NamedChild(0), params)
+	})
+	return ok && returns > 0
 }
 
 // isLabel says whether a returned expression is a label: a text, a
