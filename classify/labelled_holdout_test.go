@@ -41,9 +41,9 @@ func TestLabelledHeldOutRound2(t *testing.T) {
 	found := Options{FindSources: true}
 	scoreRuns(t, "held out (round 2), ", labelledPrograms(t, "ho2_"), []labelledRun{
 		{"lean", "lean", Options{}, 0.611, 0.250},
-		{"lean, program found without flags", "lean", found, 0.722, 0.416},
+		{"lean, program found without flags", "lean", found, 0.777, 0.500},
 		{"autograd NVTX", "autograd", Options{}, 0.555, 0.250},
-		{"autograd NVTX, program found without flags", "autograd", found, 0.666, 0.416},
+		{"autograd NVTX, program found without flags", "autograd", found, 0.722, 0.500},
 	})
 }
 
@@ -213,7 +213,7 @@ var sampledRounds = []sampledRound{
 	// d963010 (62.5%) and 407b388 (50.0%), round 16 by all (50.0%; 43.8%
 	// with dd04322's fallback, withdrawn). Floors: the final code, rounds
 	// 13 and 14 in sample.
-	{"round13", "ps13_", "values handed to the program's functions and methods", [4][2]float64{{0.500, 0}, {0.562, 0.111}, {0.500, 0}, {0.625, 0.222}}},
+	{"round13", "ps13_", "values handed to the program's functions and methods", [4][2]float64{{0.500, 0}, {0.562, 0.111}, {0.500, 0}, {0.687, 0.333}}},
 	{"round14", "ps14_", "values through the program's small functions", [4][2]float64{{0.500, 0}, {0.500, 0}, {0.500, 0}, {0.687, 0.375}}},
 	{"round15", "ps15_", "values unpacked and passed through functions of the file", [4][2]float64{{0.500, 0}, {0.500, 0}, {0.500, 0}, {0.500, 0.125}}},
 	{"round16", "ps16_", "values classified, formatted or computed with by functions of the file", [4][2]float64{{0.500, 0}, {0.500, 0.125}, {0.500, 0}, {0.500, 0.375}}},
@@ -255,33 +255,39 @@ var leanRounds = []struct {
 	// committed b37ba18; stop 27 made ps17_average_meter_trend_word right
 	{"round17", "ps17_", "values kept in attributes of the program's classes", [2][2]float64{{0.500, 0}, {0.562, 0.125}}},
 	// after both attribute rules (17d3f3c, 4db2414), committed 0260566
-	{"round18", "ps18_", "values gone on from attributes into others", [2][2]float64{{0.500, 0}, {0.500, 0}}},
+	// (stop 28 made ps18_drift_guard_assert right)
+	{"round18", "ps18_", "values gone on from attributes into others", [2][2]float64{{0.500, 0}, {0.562, 0.125}}},
 	// after every attribute rule (a6b678a), committed bc5a1a1; stop 27
 	// made ps19_coverage_note_pick right
-	{"round19", "ps19_", "values handed out by properties and methods", [2][2]float64{{0.500, 0}, {0.562, 0.125}}},
+	{"round19", "ps19_", "values handed out by properties and methods", [2][2]float64{{0.500, 0}, {0.625, 0.250}}},
 	// before any rule of stop 27, committed 168c78a
 	// (stop 28 made ps20_meter_kw_update_printed right)
 	{"round20", "ps20_", "values handed to methods of the program's classes", [2][2]float64{{0.500, 0}, {0.562, 0.125}}},
 	// after the method and best-so-far rules, committed 8a82ab8: two of
 	// its false programs were called true until the state rule
 	// (pystate.go)
-	// (stop 28 made two of its traps right)
-	{"round21", "ps21_", "best-so-far, flags and streaks in the program's classes", [2][2]float64{{0.500, 0}, {0.625, 0.250}}},
+	// (stop 28 made two of its traps and ps21_early_stop_val_gate right)
+	{"round21", "ps21_", "best-so-far, flags and streaks in the program's classes", [2][2]float64{{0.500, 0}, {0.687, 0.375}}},
 	// after every rule of stop 27 but the store by key, committed 872014d
-	// (stop 28 made two of its traps right)
-	{"round22", "ps22_", "monitoring and bookkeeping objects of the program's classes", [2][2]float64{{0.500, 0}, {0.625, 0.250}}},
+	// (stop 28 made two of its traps and two of its true programs right)
+	{"round22", "ps22_", "monitoring and bookkeeping objects of the program's classes", [2][2]float64{{0.500, 0}, {0.750, 0.500}}},
 	// after every rule of stop 27 but the last, committed d212859; its
 	// trap ps23_best_val_note was called true with the program until stop
 	// 28 (dict.update a store, a read into a followed name a cycle)
 	{"round23", "ps23_", "metrics records kept and written", [2][2]float64{{0.500, 0}, {0.625, 0.250}}},
 	// after stop 28's first rules (math functions, text, numbers in
 	// attributes, state that cycles back), committed 8d62c7e
-	{"round24", "ps24_", "monitoring objects that classify, count and flag a value", [2][2]float64{{0.500, 0}, {0.625, 0.250}}},
+	{"round24", "ps24_", "monitoring objects that classify, count and flag a value", [2][2]float64{{0.500, 0}, {0.687, 0.375}}},
 	// after every rule of stop 28, committed 7f4dd4d
 	{"round25", "ps25_", "utilities modules of several classes, one or two used", [2][2]float64{{0.500, 0}, {0.500, 0}}},
+	// after every rule of stop 28 but the attribute's reads deciding
+	// (pydecides.go), the state rule in every method and lists on self in
+	// a test's arms, committed 7e1951b: 43.8% lean with the program as
+	// first scored (three traps called true), in sample after
+	{"round26", "ps26_", "the value read inside a method of the program's class", [2][2]float64{{0.500, 0}, {0.625, 0.375}}},
 }
 
-// TestLabelledHeldOutLean scores rounds 17 to 25 (leanRounds):
+// TestLabelledHeldOutLean scores rounds 17 to 26 (leanRounds):
 //
 //	go test -count=1 ./classify/ -run HeldOutLean -v
 func TestLabelledHeldOutLean(t *testing.T) {

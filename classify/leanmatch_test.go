@@ -32,29 +32,29 @@ func TestProgramReadsAgree(t *testing.T) {
 			"hist = []\nfor i in range(3):\n    hist.append(x.sum().item())\n    if x.max().item() > 3:\n        break\nprint(hist)\n"}, 4, ""},
 		{"an attribute a module only prints, tested by the script", map[string]string{"prog.py": "import torch\nfrom _m import Meter\n" +
 			"x = torch.randn(4, device='cuda')\nm = Meter()\nfor i in range(3):\n    m.update(x * i)\n    if m.last > 3:\n        break\nm.show()\n",
-			"_m.py": "class Meter:\n    def __init__(self):\n        self.last = 0.0\n    def update(self, t):\n        self.last = t.sum().item()\n    def show(self):\n        print(self.last)\n"}, 4, ""},
+			"_m.py": "class Meter:\n    def __init__(self):\n        self.last = 0.0\n    def update(self, t):\n        self.last = t.sum().item()\n    def show(self):\n        print(self.last)\n"}, 4, "true/control-flow"},
 		{"an attribute a module only prints, shown by the script", map[string]string{"prog.py": "import torch\nfrom _m import Meter\n" +
 			"x = torch.randn(4, device='cuda')\nm = Meter()\nfor i in range(3):\n    m.update(x * i)\nm.show()\n",
 			"_m.py": "class Meter:\n    def __init__(self):\n        self.last = 0.0\n    def update(self, t):\n        self.last = t.sum().item()\n    def show(self):\n        print(self.last)\n"}, 4, "false/logging"},
 		{"a read kept on into a total and an average only shown", map[string]string{"prog.py": meterProg(""), "_m.py": meterModule}, 4, "false/logging"},
-		{"a read kept on into a total the script tests", map[string]string{"prog.py": meterProg("    if m.total > 10:\n        break\n"), "_m.py": meterModule}, 4, ""},
-		{"a read kept on into an average the script tests", map[string]string{"prog.py": meterProg("    if m.ema < 0.1:\n        break\n"), "_m.py": meterModule}, 4, ""},
+		{"a read kept on into a total the script tests", map[string]string{"prog.py": meterProg("    if m.total > 10:\n        break\n"), "_m.py": meterModule}, 4, "true/control-flow"},
+		{"a read kept on into an average the script tests", map[string]string{"prog.py": meterProg("    if m.ema < 0.1:\n        break\n"), "_m.py": meterModule}, 4, "true/control-flow"},
 		{"a read kept on into a local the class tests", map[string]string{"prog.py": "import torch\nx = torch.randn(4, device='cuda')\nclass R:\n    def __init__(self):\n        self.first = 1.0\n        self.last = 1.0\n" +
 			"    def update(self, t):\n        self.last = t.sum().item()\n    def stalled(self):\n        r = self.last / self.first\n        return r > 2\n" +
-			"m = R()\nfor i in range(3):\n    m.update(x * i)\n    if m.stalled():\n        break\n"}, 4, ""},
+			"m = R()\nfor i in range(3):\n    m.update(x * i)\n    if m.stalled():\n        break\n"}, 4, "true/control-flow"},
 		// Into the methods of the program's classes (pymethods.go).
 		{"a read handed to a module's method that keeps it for a report", map[string]string{"prog.py": trackerProg(""), "_t.py": trackerModule}, 4, "false/logging"},
-		{"a read handed to a module's method, a kept total the script tests", map[string]string{"prog.py": trackerProg("    if t.total > 10:\n        break\n"), "_t.py": trackerModule}, 4, ""},
+		{"a read handed to a module's method, a kept total the script tests", map[string]string{"prog.py": trackerProg("    if t.total > 10:\n        break\n"), "_t.py": trackerModule}, 4, "true/control-flow"},
 		{"a read handed to a module's method that tests it", map[string]string{"prog.py": trackerProg(""), "_t.py": strings.Replace(trackerModule,
 			"        self.total += v * n\n", "        self.total += v * n\n        if v > 100:\n            raise ValueError(v)\n", 1)}, 4, "true/control-flow"},
 		{"a read handed to a method of an object imported from a library", map[string]string{"prog.py": "import torch\nfrom _t import Tracker\nimport mylib\n" +
 			"x = torch.randn(4, device='cuda')\nt = mylib.Tracker()\nfor i in range(3):\n    t.push((x * i).sum().item(), n=2)\n", "_t.py": trackerModule}, 4, ""},
 		{"a read returned by a property the script only prints", map[string]string{"prog.py": propProg("print(m.mean, m.ratio())\n"), "_m.py": propModule}, 4, "false/logging"},
 		{"a read returned by a property the script tests", map[string]string{"prog.py": propProg("    if m.mean > 3:\n        break\n"), "_m.py": propModule}, 4, ""},
-		{"a read returned by a method the script tests", map[string]string{"prog.py": propProg("    if m.ratio() > 2:\n        break\n"), "_m.py": propModule}, 4, ""},
-		{"a read returned by a method the script keeps", map[string]string{"prog.py": propProg("    r = m.ratio()\n    if r > 2:\n        break\n"), "_m.py": propModule}, 4, ""},
+		{"a read returned by a method the script tests", map[string]string{"prog.py": propProg("    if m.ratio() > 2:\n        break\n"), "_m.py": propModule}, 4, "true/control-flow"},
+		{"a read returned by a method the script keeps", map[string]string{"prog.py": propProg("    r = m.ratio()\n    if r > 2:\n        break\n"), "_m.py": propModule}, 4, "true/control-flow"},
 		{"a read kept on through max() into a peak only shown", map[string]string{"prog.py": peakProg(""), "_m.py": peakModule}, 4, "false/logging"},
-		{"a read kept on through max() into a peak the script tests", map[string]string{"prog.py": peakProg("    if m.peak > 5:\n        break\n"), "_m.py": peakModule}, 4, ""},
+		{"a read kept on through max() into a peak the script tests", map[string]string{"prog.py": peakProg("    if m.peak > 5:\n        break\n"), "_m.py": peakModule}, 4, "true/control-flow"},
 		{"a truth test of a tensor is a branch too", map[string]string{"prog.py": "import torch\nx = torch.randn(4, device='cuda')\n" +
 			"vals = []\nfor i in range(3):\n    vals.append(x.sum().item())\n    done = x.max()\n    if done:\n        break\nprint(vals)\n"}, 4, ""},
 		{"a tensor handed to math is not followed", map[string]string{"prog.py": "import math, torch\nx = torch.randn(4, device='cuda')\n" +
@@ -105,10 +105,10 @@ func TestProgramReadsAgree(t *testing.T) {
 			"x = torch.randn(64, device='cuda')\nkept = []\nfor i in range(3):\n    kept.append((x * i).cpu())\n    y = x.to(dev)\nprint(len(kept))\n"}, 256, ""},
 		{"a copy into a CPU tensor is not followed", map[string]string{"prog.py": "import torch\nx = torch.randn(64, device='cuda')\n" +
 			"bank = torch.empty(64)\nkept = []\nfor i in range(3):\n    kept.append((x * i).cpu())\n    bank.copy_(x)\nprint(len(kept))\n"}, 256, ""},
-		{"a read kept through min() into an attribute is not followed", map[string]string{"prog.py": "import torch\nclass Stop:\n" +
+		{"a read kept through min() into an attribute the loop tests", map[string]string{"prog.py": "import torch\nclass Stop:\n" +
 			"    def __init__(self):\n        self.best = float('inf')\n    def step(self, v):\n        self.best = min(self.best, v.item())\n" +
 			"        return self.best < 0.1\nx = torch.randn(4, device='cuda')\ns = Stop()\nfor i in range(3):\n    if s.step(x.sum()):\n        break\n" +
-			"print(f'best {s.best:.3f}')\n"}, 4, ""},
+			"print(f'best {s.best:.3f}')\n"}, 4, "true/control-flow"},
 		{"no place fits a large read", map[string]string{"prog.py": "import torch\nx = torch.randn(4, device='cuda')\n" +
 			"vals = []\nfor i in range(3):\n    vals.append(x.sum().item())\nprint(vals)\n"}, 4096, ""},
 	}

@@ -56,7 +56,7 @@ func (a *pyAnalysis) follow(v *sitter.Node, depth int) flow {
 				if fl, ok := a.recordsThenReturns(p, depth); ok {
 					return fl
 				}
-				if a.methodDepth > 0 {
+				if a.methodDepth > 0 || inMethod(p) {
 					if fl, ok := a.stateFlow(p, depth); ok {
 						return fl // a test or a size of what the arms set, else unknown (pystate.go)
 					}
@@ -189,6 +189,9 @@ func (a *pyAnalysis) kept(container, fill *sitter.Node) flow {
 	case containerTested:
 		return a.at(UseBranch, fill)
 	case containerNow:
+		if u, ok := a.attributeDecides(container); ok {
+			return a.at(u, fill) // a read of the attribute tests or sizes it
+		}
 		return flow{}
 	case containerLater:
 		return a.at(UseLater, fill)

@@ -135,7 +135,11 @@ func (a *pyAnalysis) armStatements(block *sitter.Node, from uint, depth int, rul
 				fl = flow{use: UseLog}
 				if a.storesInto(e) {
 					c := containerOf(e)
-					if c == nil || c.Kind() != "identifier" || a.lengthRead(c) {
+					switch {
+					case c != nil && c.Kind() == "identifier" && !a.lengthRead(c):
+					case c != nil && c.Kind() == "attribute" && a.programObject(c.ChildByFieldName("object")) &&
+						!a.attributeLengthRead(attrName(a, c)): // `self.history.append(…)`
+					default:
 						return flow{}, false, false // a list filled under a test: its length carries the test
 					}
 					fl = a.kept(c, e)
@@ -305,13 +309,39 @@ func (a *pyAnalysis) lengthRead(c *sitter.Node) bool {
 	name := a.text(c)
 	found := false
 	a.uses(a.definingScope(c, name), name, func(n *sitter.Node) {
-		args := n.Parent()
-		if args == nil || args.Kind() != "argument_list" || args.Parent() == nil || args.Parent().Kind() != "call" {
-			return
-		}
-		if fn, method := a.callName(args.Parent().ChildByFieldName("function")); !method && fn == "len" {
-			found = true
-		}
+		found = found || a.lengthOf(n)
 	})
 	return found
+}
+
+// attributeLengthRead says whether any file of the program takes the
+// length of an attribute named name (`len(self.history)`), or the
+// program's other files are not known.
+func (a *pyAnalysis) attributeLengthRead(name string) bool {
+	if !a.others.known {
+		return true
+	}
+	found := false
+	check := func(b *pyAnalysis) {
+		walkAll(b.root, func(n *sitter.Node) {
+			found = found || n.Kind() == "attribute" && attrName(b, n) == name && b.lengthOf(n)
+		})
+	}
+	check(a)
+	for _, f := range a.others.files {
+		if !found && mentionsAttribute(f.src, name) {
+			check(a.analysisOf(f))
+		}
+	}
+	return found
+}
+
+// lengthOf says whether n is the argument of len().
+func (a *pyAnalysis) lengthOf(n *sitter.Node) bool {
+	args := n.Parent()
+	if args == nil || args.Kind() != "argument_list" || args.Parent() == nil || args.Parent().Kind() != "call" {
+		return false
+	}
+	fn, method := a.callName(args.Parent().ChildByFieldName("function"))
+	return !method && fn == "len"
 }

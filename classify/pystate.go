@@ -12,6 +12,12 @@ package classify
 
 import sitter "github.com/tree-sitter/go-tree-sitter"
 
+// inMethod says whether n lies in a method of a class.
+func inMethod(n *sitter.Node) bool {
+	def := enclosingFunction(n)
+	return def != nil && enclosingClass(def) != nil
+}
+
 // stateFlow says whether the arms a test decides (decidedParts) only set
 // state: assignments from expressions that call nothing but conversions,
 // returns of such expressions, log calls of such arguments, pass, and ifs

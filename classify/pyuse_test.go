@@ -24,6 +24,12 @@ const monitorClass = "import math\nclass Monitor:\n    def __init__(self):\n    
 	"    def summary(self):\n        counts = ' '.join(f'{w}={n}' for w, n in self.counts.items() if n)\n" +
 	"        return f\"ema={self.ema} streak={self.streak} alarm={'yes' if self.alarm else 'no'} [{counts}]\"\n\n"
 
+// historyClass keeps, under a test of the value, a count and a history
+// list on self; __str__ formats them.
+const historyClass = "class Bands:\n    def __init__(self):\n        self.n_high = 0\n        self.history = []\n" +
+	"    def record(self, v):\n        if v > 0.5:\n            self.n_high += 1\n            self.history.append(('high', v))\n" +
+	"    def __str__(self):\n        return f'{self.n_high} high: ' + ', '.join(f'{b} {v:.3f}' for b, v in self.history)\n\n"
+
 // onlyFile is a program of one file: the one analysed.
 var onlyFile = otherFiles{known: true}
 
@@ -60,16 +66,18 @@ func TestPyUse(t *testing.T) {
 		{"a summary method formats the counts", monitorClass + "def main(x):\n    m = Monitor()\n    m.update(x.item())  # <-\n    print(m.summary())\n", item, UseLog, false},
 		{"a flag set from the word, printed", monitorClass + "def main(x):\n    m = Monitor()\n    w = m.update(x.item())  # <-\n    print(w, m.alarm, m.streak)\n", item, UseLog, false},
 		{"a flag set from the word, only printed under a test", monitorClass + "def main(x):\n    m = Monitor()\n    m.update(x.item())  # <-\n    if m.alarm:\n        print('alarm', m.summary())\n", item, UseLog, false},
-		{"a flag set from the word skips the step", monitorClass + "def main(x, opt):\n    m = Monitor()\n    m.update(x.item())  # <-\n    if m.alarm:\n        return\n    opt.step()\n", item, UseNone, false},
+		{"a flag set from the word skips the step", monitorClass + "def main(x, opt):\n    m = Monitor()\n    m.update(x.item())  # <-\n    if m.alarm:\n        return\n    opt.step()\n", item, UseBranch, false},
 		{"a library method named as the attribute", "class M:\n    def __init__(self):\n        self.mean = 0.0\n    def add(self, v):\n        self.mean = 0.9 * self.mean + 0.1 * v\n" +
 			"def main(x, out):\n    m = M()\n    m.add(x.item())  # <-\n    if out.mean() > 0:\n        return\n    print(m.mean)\n", item, UseLog, false},
 		{"the same name, the program's own method tested", "class M:\n    def __init__(self):\n        self.total = 0.0\n    def add(self, v):\n        self.total += v\n    def mean(self):\n        return self.total / 3\n" +
-			"def main(x, opt):\n    m = M()\n    m.add(x.item())  # <-\n    if m.mean() > 0:\n        return\n    opt.step()\n", item, UseNone, false},
+			"def main(x, opt):\n    m = M()\n    m.add(x.item())  # <-\n    if m.mean() > 0:\n        return\n    opt.step()\n", item, UseBranch, false},
 		{"a best-so-far dict updated under its own test", "def main(xs, notes):\n    best = {'val': float('inf'), 'step': None}\n    for i, x in enumerate(xs):\n" +
 			"        val = x.item()  # <-\n        improved = val < best['val']\n        if improved:\n            best.update(val=val, step=i)\n            notes.write(f'new best {val}')\n" +
 			"        print(f\"{val:.3f} {'*' if improved else ''}\")\n    print(best)\n", item, UseLog, false},
 		{"a best-so-far dict that decides a save", "def main(xs, model, save):\n    best = {'val': float('inf')}\n    for x in xs:\n" +
 			"        val = x.item()  # <-\n        if val < best['val']:\n            best.update(val=val)\n            save(model)\n", item, UseBranch, false},
+		{"a history kept on self under a test, only formatted", historyClass + "def main(x):\n    c = Bands()\n    c.record(x.item())  # <-\n    print(c)\n", item, UseLog, false},
+		{"a history kept on self under a test, its length tested", historyClass + "def main(x, opt):\n    c = Bands()\n    c.record(x.item())  # <-\n    if len(c.history) > 3:\n        return\n    opt.step()\n", item, UseBranch, false},
 		{"not of a NaN test, printed", "def f(x):\n    ok = not math.isnan(x.item())  # <-\n    print(ok)\n", item, UseLog, false},
 		{"tqdm postfix", "def f(x, bar):\n    bar.set_postfix(loss=x.item())  # <-\n", item, UseLog, false},
 		{"tensorboard", "def f(x, w, i):\n    w.add_scalar('loss', x.item(), i)  # <-\n", item, UseLog, false},
@@ -154,7 +162,7 @@ func TestPyUse(t *testing.T) {
 		{"copies taken out under another name inside the loop", "def f(bs):\n    hist = []\n    for b in bs:\n        hist.append(b.cpu())  # <-\n        last = hist[-1]\n", cp, UseNone, false},
 		{"copies counted inside the loop: the length needs no data", "def f(bs):\n    hist = []\n    for b in bs:\n        hist.append(b.cpu())  # <-\n        if len(hist) > 3:\n            pass\n", cp, UseLog, false},
 		// An attribute is needed if any read of it in the file tests, returns or sizes.
-		{"attribute returned by another method", "class G:\n    def observe(self, x):\n        self.last = x.item()  # <-\n    def diverged(self):\n        return self.last > 100\n\ndef train(g, xs):\n    for x in xs:\n        g.observe(x)\n        if g.diverged():\n            return\n", item, UseNone, false},
+		{"attribute returned by another method", "class G:\n    def observe(self, x):\n        self.last = x.item()  # <-\n    def diverged(self):\n        return self.last > 100\n\ndef train(g, xs):\n    for x in xs:\n        g.observe(x)\n        if g.diverged():\n            return\n", item, UseBranch, false},
 		{"attribute tested in another method", "class M:\n    def record(self, x):\n        self.last = x.cpu()  # <-\n    def check(self):\n        if self.last.isnan().any():\n            raise ValueError\n", cp, UseNone, false},
 		{"attribute list appended, then returned", "class T:\n    def update(self, p):\n        self.hist.append(p.cpu())  # <-\n    def summary(self):\n        return sum(self.hist)\n", cp, UseNone, false},
 		{"attribute list only printed", "class T:\n    def update(self, p):\n        self.hist.append(p.cpu())  # <-\n    def show(self):\n        print(self.hist)\n", cp, UseLog, false},
@@ -228,8 +236,8 @@ func TestPyUse(t *testing.T) {
 		// only sets state (pystate.go) whose use the cycle through the
 		// attribute does not resolve: unknown, not a guess.
 		{"a best kept on self, the flag stops the loop", bestNote + "def f(xs):\n    n = BestNote()\n    for x in xs:\n        if n.consider(x.item()):  # <-\n            print('new best', n.best)\n        else:\n            break\n", item, UseNone, false},
-		{"a best kept on self that the loop tests", bestNote + "def f(xs):\n    n = BestNote()\n    for x in xs:\n        if n.consider(x.item()):  # <-\n            print('new best', n.best)\n        if n.best < 0.1:\n            break\n", item, UseNone, false},
-		{"a method's test whose arm only sets state is no branch", "class M:\n    def put(self, v):\n        if v > 3:\n            self.hot = True\n        return v\ndef f(x):\n    m = M()\n    m.put(x.item())  # <-\n    if m.hot:\n        x.mul_(0.5)\n", item, UseNone, false},
+		{"a best kept on self that the loop tests", bestNote + "def f(xs):\n    n = BestNote()\n    for x in xs:\n        if n.consider(x.item()):  # <-\n            print('new best', n.best)\n        if n.best < 0.1:\n            break\n", item, UseBranch, false},
+		{"a method's test whose arm only sets state decides through what it sets", "class M:\n    def put(self, v):\n        if v > 3:\n            self.hot = True\n        return v\ndef f(x):\n    m = M()\n    m.put(x.item())  # <-\n    if m.hot:\n        x.mul_(0.5)\n", item, UseBranch, false},
 		{"a method's test whose arm calls is a branch", "class M:\n    def put(self, v, x):\n        if v > 3:\n            x.mul_(0.5)\ndef f(x):\n    m = M()\n    m.put(x.item(), x)  # <-\n", item, UseBranch, false},
 		{"a key of a counter only printed", "def f(x):\n    counts = {'up': 0, 'down': 0}\n    for i in range(3):\n        w = 'up' if x.item() > 0 else 'down'  # <-\n        counts[w] += 1\n    print(counts)\n", item, UseLog, false},
 		{"a key of a counter tested in the loop is no log", "def f(x):\n    counts = {'up': 0, 'down': 0}\n    for i in range(3):\n        w = 'up' if x.item() > 0 else 'down'  # <-\n        counts[w] += 1\n        if counts['up'] > 1:\n            break\n", item, UseNone, false},
