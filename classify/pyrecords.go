@@ -41,26 +41,35 @@ func (a *pyAnalysis) ifParts(s *sitter.Node) []ifPart {
 // what gets recorded. Later tests (elif conditions) must call nothing but
 // conversions.
 func (a *pyAnalysis) onlyRecords(test *sitter.Node, depth int) (flow, bool) {
-	parts := a.decidedParts(test)
-	if len(parts) == 0 {
-		return flow{}, false
-	}
-	out := flow{use: UseLog, neutral: true}
-	for i, p := range parts {
-		if i > 0 && p.cond != nil && !a.callFree(p.cond) {
-			return flow{}, false
-		}
-		fl, _, ok := a.armStatements(p.block, 0, depth, armRecords)
-		if !ok {
-			return flow{}, false
-		}
-		out = merge(out, fl)
-	}
-	if !keepsOnly(out.use) || out.neutral {
+	out, _, ok := a.decidedArms(test, depth, armRecords)
+	if !ok || !keepsOnly(out.use) || out.neutral {
 		return flow{}, false // nothing recorded: a test of nothing is left a test
 	}
 	out.lines = append([]int{int(test.StartPosition().Row) + 1}, out.lines...)
 	return out, true
+}
+
+// decidedArms walks the arms a test decides (decidedParts) under rule:
+// their flow together and whether one returns; ok is false when there is
+// none, a later test (an elif's) calls anything but conversions, or an
+// arm breaks the rule.
+func (a *pyAnalysis) decidedArms(test *sitter.Node, depth int, rule armRule) (out flow, returns, ok bool) {
+	parts := a.decidedParts(test)
+	if len(parts) == 0 {
+		return flow{}, false, false
+	}
+	out = flow{use: UseLog, neutral: true}
+	for i, p := range parts {
+		if i > 0 && p.cond != nil && !a.callFree(p.cond) {
+			return flow{}, false, false
+		}
+		fl, ret, ok := a.armStatements(p.block, 0, depth, rule)
+		if !ok {
+			return flow{}, false, false
+		}
+		out, returns = merge(out, fl), returns || ret
+	}
+	return out, returns, true
 }
 
 // decidedParts are the arms a test decides: those of an if from its

@@ -27,20 +27,9 @@ func inMethod(n *sitter.Node) bool {
 // set: a test or a size there is the test's value's; anything else is
 // unknown.
 func (a *pyAnalysis) stateFlow(test *sitter.Node, depth int) (flow, bool) {
-	parts := a.decidedParts(test)
-	if len(parts) == 0 {
+	out, returns, ok := a.decidedArms(test, depth, armSetsState)
+	if !ok {
 		return flow{}, false
-	}
-	out, returns := flow{use: UseLog, neutral: true}, false
-	for i, p := range parts {
-		if i > 0 && p.cond != nil && !a.callFree(p.cond) {
-			return flow{}, false
-		}
-		fl, ret, ok := a.armStatements(p.block, 0, depth, armSetsState)
-		if !ok {
-			return flow{}, false
-		}
-		out, returns = merge(out, fl), returns || ret
 	}
 	if returns {
 		owner := test
