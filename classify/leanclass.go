@@ -111,6 +111,17 @@ func (g *gpuTyper) storedMaybeGPU(cls *classDef, attr string) bool {
 			if left != nil && pf.text(left) == self {
 				gpu = g.maybeGPU(pf, n.ChildByFieldName("right"))
 			}
+			if left != nil && (left.Kind() == "pattern_list" || left.Kind() == "tuple_pattern") {
+				for i := uint(0); !gpu && i < left.NamedChildCount(); i++ {
+					if t := left.NamedChild(i); pf.text(t) == self {
+						v, _ := storedValue(t) // `self.a, self.b = a, b`
+						if v == nil {
+							v = n.ChildByFieldName("right") // an element of what is unpacked
+						}
+						gpu = g.maybeGPU(pf, v)
+					}
+				}
+			}
 		case "call":
 			fn := n.ChildByFieldName("function")
 			if m, method := callNameOf(pf, fn); method && (mutators[m] || m == "setdefault") &&
@@ -128,11 +139,13 @@ func paramOf(pf *parsedFile, id *sitter.Node, name string) *sitter.Node {
 	for p := id.Parent(); p != nil; p = p.Parent() {
 		switch p.Kind() {
 		case "lambda":
-			if mentionsName(pf, p.ChildByFieldName("parameters"), name) {
+			if declaresParam(pf.text, p.ChildByFieldName("parameters"), name) {
 				return nil
 			}
 		case "function_definition":
-			if mentionsName(pf, p.ChildByFieldName("parameters"), name) {
+			if params := p.ChildByFieldName("parameters"); inside(id, params) {
+				continue // a default value: evaluated where the function is defined
+			} else if declaresParam(pf.text, params, name) {
 				return p
 			}
 			if body := p.ChildByFieldName("body"); body != nil && scopeBinds(pf, body, name) {
@@ -217,12 +230,17 @@ func (g *gpuTyper) callsOf(pf *parsedFile, def *sitter.Node) (calls []programCal
 		case p != nil && (p.Kind() == "function_definition" || p.Kind() == "class_definition") && sameNode(p.ChildByFieldName("name"), n):
 		case p != nil && p.Kind() == "call" && sameNode(p.ChildByFieldName("function"), n):
 			calls = append(calls, programCall{f, p})
+		case p != nil && p.Kind() == "attribute" && sameNode(p.ChildByFieldName("attribute"), n) && cls == nil &&
+			(p.Parent() == nil || p.Parent().Kind() != "call" || !sameNode(p.Parent().ChildByFieldName("function"), p)):
+			// an attribute of that name (`m.step`) read: not a function
+			// that is no method (a store of it would name it plainly)
 		case p != nil && p.Kind() == "attribute" && sameNode(p.ChildByFieldName("attribute"), n) &&
 			p.Parent() != nil && p.Parent().Kind() == "call" && sameNode(p.Parent().ChildByFieldName("function"), p):
 			calls = append(calls, programCall{f, p.Parent()})
 		case p != nil && (p.Kind() == "import_from_statement" || p.Kind() == "dotted_name" || p.Kind() == "aliased_import" ||
 			p.Kind() == "parameters" || p.Kind() == "default_parameter" || p.Kind() == "typed_parameter" ||
-			p.Kind() == "keyword_argument" && sameNode(p.ChildByFieldName("name"), n)):
+			p.Kind() == "keyword_argument" && sameNode(p.ChildByFieldName("name"), n)),
+			g.otherVariable(f, n, fname):
 			// an import, or a parameter of the same name (its calls are counted as calls through)
 		default:
 			// handed to one of the program's functions: its calls there

@@ -10,6 +10,7 @@ package classify
 // be a tensor.
 
 import (
+	"path"
 	"strings"
 
 	sitter "github.com/tree-sitter/go-tree-sitter"
@@ -109,13 +110,19 @@ func (g *gpuTyper) maybeGPU(pf *parsedFile, n *sitter.Node) bool {
 		case pyScalarAttrs[pf.text(at)] || g.isModule(pf, obj):
 			return false
 		}
-		if cls := g.classOf(pf, obj); cls != nil {
-			return g.attrMaybeGPU(cls, pf.text(at))
+		if cls := g.classOf(pf, obj); cls != nil && !g.prog.isRecord(cls.file.text(cls.node.ChildByFieldName("name"))) {
+			return g.attrMaybeGPU(cls, pf.text(at)) // (a record's fields are what its constructor was handed: below)
+		}
+		if cls := g.classObject(pf, obj); cls != nil {
+			return g.classAttrMaybeGPU(cls, pf.text(at)) // `Summary.NONE`
 		}
 		return g.maybeGPU(pf, obj) // an attribute of a Python value is one (d.get, s.upper)
 	case "call":
 		return g.callMaybeGPU(pf, n)
 	case "subscript":
+		if gpu, ok := g.hyperMaybeGPU(pf, n); ok {
+			return gpu // an optimizer's hyperparameter (leanoptim.go)
+		}
 		return g.maybeGPU(pf, n.ChildByFieldName("value"))
 	case "list_comprehension", "set_comprehension", "generator_expression":
 		return g.maybeGPU(pf, n.ChildByFieldName("body"))
@@ -152,8 +159,8 @@ func (g *gpuTyper) callMaybeGPU(pf *parsedFile, call *sitter.Node) bool {
 	switch {
 	case !method && pyScalarCalls[name]:
 		return false
-	case !method && passThroughCalls[name]:
-		return anyArg()
+	case !method && (passThroughCalls[name] || g.builtinAlias(pf, fn, passThroughCalls)):
+		return anyArg() // `pick = min if lowest else max; pick(...)` too
 	case method && pyScalarMethods[name]:
 		return false
 	case method && name == "get" && !hasPositional(args), method && name == "asnumpy" && g.isModule(pf, fn.ChildByFieldName("object")):
@@ -174,11 +181,45 @@ func (g *gpuTyper) callMaybeGPU(pf *parsedFile, call *sitter.Node) bool {
 		if def := g.prog.function(name); def != nil {
 			return g.returnsMaybeGPU(*def)
 		}
+		if g.prog.isRecord(name) {
+			return anyArg() // a namedtuple's or dataclass's fields: what it was handed (pyrecord.go)
+		}
 		if g.prog.class(name) != nil {
 			return false // an instance of the program's own class: its attributes are followed apart
 		}
 	}
 	return true
+}
+
+// builtinAlias says whether fn is a variable every binding of which is
+// one of the builtins set names, or a conditional expression picking
+// between them (`pick = min if mode == "min" else max`).
+func (g *gpuTyper) builtinAlias(pf *parsedFile, fn *sitter.Node, set map[string]bool) bool {
+	if fn == nil || fn.Kind() != "identifier" {
+		return false
+	}
+	scope := bindingScope(pf, fn, pf.text(fn))
+	if scope == nil {
+		return false
+	}
+	var builtin func(v *sitter.Node) bool
+	builtin = func(v *sitter.Node) bool {
+		switch {
+		case v == nil:
+			return false
+		case v.Kind() == "identifier":
+			return set[pf.text(v)] && bindingScope(pf, v, pf.text(v)) == nil && paramOf(pf, v, pf.text(v)) == nil
+		case v.Kind() == "conditional_expression" && v.NamedChildCount() == 3:
+			return builtin(v.NamedChild(0)) && builtin(v.NamedChild(2))
+		}
+		return false
+	}
+	all, seen := true, false
+	g.bindings(pf, scope, pf.text(fn), func(v *sitter.Node, loop bool) {
+		seen = true
+		all = all && !loop && builtin(v)
+	})
+	return seen && all
 }
 
 // returnsMaybeGPU answers for what a program function returns.
@@ -212,8 +253,49 @@ func (g *gpuTyper) nameMaybeGPU(pf *parsedFile, id *sitter.Node) bool {
 		if def := paramOf(pf, id, name); def != nil {
 			return g.paramMaybeGPU(pf, def, name)
 		}
+		if from, ok := g.importedFrom(pf, name); ok {
+			return g.boundMaybeGPU(from, from.root, name) // `from _common import STEPS`: the module's
+		}
 		return true // a global of another file, a builtin
 	}
+	return g.boundMaybeGPU(pf, scope, name)
+}
+
+// importedFrom is the program's module a name was imported from as is
+// (`from _common import STEPS`), when that module binds it at its top.
+func (g *gpuTyper) importedFrom(pf *parsedFile, name string) (*parsedFile, bool) {
+	full, ok := pf.imports[name]
+	mod, field, dotted := strings.Cut(full, ".")
+	if !ok || !dotted || field != name {
+		return nil, false
+	}
+	for _, f := range g.prog.files {
+		if f != pf && strings.TrimSuffix(path.Base(f.file), ".py") == mod && (scopeBinds(f, f.root, name) || topLevelDef(f, name)) {
+			return f, true
+		}
+	}
+	return nil, false
+}
+
+// topLevelDef says whether a file defines a function or class named name
+// at its top level.
+func topLevelDef(pf *parsedFile, name string) bool {
+	for i := uint(0); i < pf.root.NamedChildCount(); i++ {
+		d := pf.root.NamedChild(i)
+		if d.Kind() == "decorated_definition" {
+			d = d.ChildByFieldName("definition")
+		}
+		if d != nil && (d.Kind() == "function_definition" || d.Kind() == "class_definition") &&
+			d.ChildByFieldName("name") != nil && pf.text(d.ChildByFieldName("name")) == name {
+			return true
+		}
+	}
+	return false
+}
+
+// boundMaybeGPU answers for a name bound in scope: every value bound to it
+// there.
+func (g *gpuTyper) boundMaybeGPU(pf *parsedFile, scope *sitter.Node, name string) bool {
 	return g.keyed("name:"+pf.path+":"+itoa(int(scope.StartByte()))+":"+name, func() bool {
 		gpu := false
 		g.bindings(pf, scope, name, func(value *sitter.Node, loop bool) {

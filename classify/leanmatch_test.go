@@ -113,27 +113,33 @@ func TestProgramReadsAgree(t *testing.T) {
 			"vals = []\nfor i in range(3):\n    vals.append(x.sum().item())\nprint(vals)\n"}, 4096, ""},
 	}
 	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			dir := t.TempDir()
-			for name, src := range c.files {
-				if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			l := newLeanReads(newSourceReader(Options{SourceRoot: dir}, ""), []string{"python3", "/elsewhere/proj/prog.py"})
-			defer l.close()
-			fit, why := l.agreeing(c.bytes)
-			got := ""
-			if why == "" {
-				got = string(fit[0].dep) + "/" + fit[0].cat
-			}
-			if got != c.want {
-				t.Errorf("verdict %q, want %q (why %q); places:", got, c.want, why)
-				for _, p := range l.places {
-					t.Errorf("  %s/%s %s", p.dep, p.cat, p.what)
-				}
-			}
-		})
+		t.Run(c.name, func(t *testing.T) { checkAgreeing(t, c.files, c.bytes, c.want) })
+	}
+}
+
+// checkAgreeing writes a program's files (prog.py is the script) and
+// checks the verdict its places agree on for a read of n bytes ("" for
+// none).
+func checkAgreeing(t *testing.T, files map[string]string, n int64, want string) {
+	t.Helper()
+	dir := t.TempDir()
+	for name, src := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	l := newLeanReads(newSourceReader(Options{SourceRoot: dir}, ""), []string{"python3", "/elsewhere/proj/prog.py"})
+	defer l.close()
+	fit, why := l.agreeing(n)
+	got := ""
+	if why == "" {
+		got = string(fit[0].dep) + "/" + fit[0].cat
+	}
+	if got != want {
+		t.Errorf("verdict %q, want %q (why %q); places:", got, want, why)
+		for _, p := range l.places {
+			t.Errorf("  %s/%s %s", p.dep, p.cat, p.what)
+		}
 	}
 }
 

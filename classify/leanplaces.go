@@ -92,12 +92,14 @@ type placeFinder struct {
 func findPlaces(p *programTrees) []readPlace {
 	f := &placeFinder{prog: p, types: newGPUTyper(p)}
 	for i, pf := range p.files {
+		budget := maxQuerySteps
+		file := &pyAnalysis{src: pf.src, root: pf.root, methods: pf.methods, others: p.others(pf.path), budget: &budget}
 		for j := uint(0); j < pf.root.NamedChildCount(); j++ {
 			top := pf.root.NamedChild(j)
 			if i > 0 && p.unusedDefinition(pf, top) {
 				continue
 			}
-			walkAll(top, func(n *sitter.Node) {
+			walkLive(file, top, func(n *sitter.Node) {
 				if len(f.places) <= maxPlaces {
 					f.visit(pf, n)
 				}
@@ -105,48 +107,6 @@ func findPlaces(p *programTrees) []readPlace {
 		}
 	}
 	return f.places
-}
-
-// unusedDefinition says whether a top-level statement of a module is a
-// function or class definition whose name no other code of the program
-// mentions: not the other files, not the rest of its own (a module shared
-// by several scripts defines what one of them never runs).
-func (p *programTrees) unusedDefinition(pf *parsedFile, top *sitter.Node) bool {
-	def := top
-	if def.Kind() == "decorated_definition" {
-		return false // a decorator may register it
-	}
-	if def.Kind() != "function_definition" && def.Kind() != "class_definition" {
-		return false
-	}
-	nm := def.ChildByFieldName("name")
-	if nm == nil {
-		return false
-	}
-	name := pf.text(nm)
-	for _, other := range p.files {
-		if namesOutside(other, other.root, def, name) {
-			return false
-		}
-	}
-	return true
-}
-
-// namesOutside says whether an identifier named name occurs under n but
-// outside skip (strings and comments are no identifiers).
-func namesOutside(pf *parsedFile, n, skip *sitter.Node, name string) bool {
-	if sameNode(n, skip) {
-		return false
-	}
-	if n.Kind() == "identifier" {
-		return pf.text(n) == name
-	}
-	for i := uint(0); i < n.NamedChildCount(); i++ {
-		if namesOutside(pf, n.NamedChild(i), skip, name) {
-			return true
-		}
-	}
-	return false
 }
 
 func (f *placeFinder) add(pf *parsedFile, n *sitter.Node, kind placeKind, dep Dependency, cat, what string) {
@@ -252,14 +212,25 @@ func (f *placeFinder) argsMaybeGPU(pf *parsedFile, args *sitter.Node) bool {
 var optionKeywords = map[string]bool{"device": true, "dtype": true, "layout": true, "generator": true,
 	"requires_grad": true, "pin_memory": true, "memory_format": true, "out": true, "names": true}
 
-// sizeArgsMaybeGPU is argsMaybeGPU without the option keywords.
-func (f *placeFinder) sizeArgsMaybeGPU(pf *parsedFile, args *sitter.Node) bool {
+// inputFirst are the size-taking calls whose first argument, called as
+// a module's function (`torch.topk(x, k)`, `itertools.islice(it, n)`), is
+// the tensor or iterable they work on, not a size; as a method the
+// object is (`x.topk(k)`).
+var inputFirst = map[string]bool{"topk": true, "kthvalue": true, "chunk": true, "narrow": true, "reshape": true,
+	"islice": true}
+
+// sizeArgsMaybeGPU is argsMaybeGPU without the option keywords, and
+// without the input of an inputFirst call (skipInput).
+func (f *placeFinder) sizeArgsMaybeGPU(pf *parsedFile, args *sitter.Node, skipInput bool) bool {
+	positional := 0
 	for i := uint(0); args != nil && i < args.NamedChildCount(); i++ {
 		a := args.NamedChild(i)
 		if a.Kind() == "keyword_argument" {
-			if name := a.ChildByFieldName("name"); name != nil && optionKeywords[pf.text(name)] {
+			if name := a.ChildByFieldName("name"); name != nil && (optionKeywords[pf.text(name)] || skipInput && pf.text(name) == "input") {
 				continue
 			}
+		} else if positional++; skipInput && positional == 1 && a.Kind() != "list_splat" {
+			continue // the input, not a size
 		}
 		if f.gpu(pf, a) {
 			return true
@@ -309,7 +280,7 @@ func (f *placeFinder) call(pf *parsedFile, call *sitter.Node) {
 	case !method && (name == "str" || name == "repr" || name == "format") && f.argsMaybeGPU(pf, args),
 		method && name == "format" && obj != nil && obj.Kind() == "string" && f.argsMaybeGPU(pf, args):
 		f.formatted(pf, call, "formats a value that may be a CUDA tensor ("+name+")", pyRead{kind: -1})
-	case sizeTaking[name] && f.sizeArgsMaybeGPU(pf, args):
+	case sizeTaking[name] && f.sizeArgsMaybeGPU(pf, args, inputFirst[name] && (!method || f.types.isModule(pf, obj))):
 		f.add(pf, call, placeSize, DepTrue, CatDynamicShape, "takes a size that may be a CUDA tensor ("+name+")")
 	case readingOps[name].dep != "":
 		op := readingOps[name]

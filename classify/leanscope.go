@@ -41,11 +41,13 @@ func bindingScope(pf *parsedFile, id *sitter.Node, name string) *sitter.Node {
 	for p := id.Parent(); p != nil; p = p.Parent() {
 		switch p.Kind() {
 		case "lambda":
-			if params := p.ChildByFieldName("parameters"); params != nil && mentionsName(pf, params, name) {
+			if params := p.ChildByFieldName("parameters"); params != nil && declaresParam(pf.text, params, name) {
 				return nil
 			}
 		case "function_definition":
-			if params := p.ChildByFieldName("parameters"); params != nil && mentionsName(pf, params, name) {
+			if params := p.ChildByFieldName("parameters"); inside(id, params) {
+				continue // a default value: evaluated where the function is defined
+			} else if params != nil && declaresParam(pf.text, params, name) {
 				return nil
 			}
 			if body := p.ChildByFieldName("body"); body != nil && scopeBinds(pf, body, name) {

@@ -109,18 +109,23 @@ func (f *placeFinder) formatted(pf *parsedFile, n *sitter.Node, what string, rd 
 }
 
 // displayedContext says whether the string built at n goes straight to a
-// call that only shows it (print, a logger, a writer).
+// call that only shows it (print, a logger, a writer), or to the message
+// of an exception raised or an assertion failed (`raise ValueError("bad
+// %r" % v)`, `assert ok, f"{v}"`: the test was decided before the message
+// was made).
 func displayedContext(f *placeFinder, pf *parsedFile, n *sitter.Node) bool {
 	for p := n.Parent(); p != nil; n, p = p, p.Parent() {
 		switch p.Kind() {
+		case "assert_statement":
+			return p.NamedChildCount() > 1 && sameNode(p.NamedChild(1), n) // the message of an assertion failed
 		case "parenthesized_expression", "binary_operator", "concatenated_string", "argument_list", "keyword_argument":
 		case "call":
 			if !sameNode(p.ChildByFieldName("arguments"), n) {
 				return false
 			}
 			name, method := callNameOf(pf, p.ChildByFieldName("function"))
-			if f.displays(pf, p, name, method) {
-				return true
+			if f.displays(pf, p, name, method) || raised(p) {
+				return true // shown, or the message of an exception raised
 			}
 			if method || name != "str" && name != "format" && name != "repr" {
 				return false
@@ -130,6 +135,12 @@ func displayedContext(f *placeFinder, pf *parsedFile, n *sitter.Node) bool {
 		}
 	}
 	return false
+}
+
+// raised says whether call makes the exception a raise statement raises.
+func raised(call *sitter.Node) bool {
+	p := call.Parent()
+	return p != nil && p.Kind() == "raise_statement" && sameNode(p.NamedChild(0), call)
 }
 
 // to adds a `.to(...)` of a value that may be a CUDA tensor: a copy to the

@@ -36,7 +36,8 @@ func (a *pyAnalysis) callUse(call *sitter.Node) int {
 		return int(UseLog)
 	case shapeCalls[name]:
 		return int(UseShape)
-	case !method && throughCalls[name], method && name == "format", method && mathModules[obj] && mathFunctions[name]:
+	case !method && throughCalls[name], method && name == "format", method && mathModules[obj] && mathFunctions[name],
+		method && textModules[obj] && name == "dumps":
 		return useThrough
 	}
 	return int(UseNone)
@@ -70,10 +71,16 @@ var (
 	// mathModules and mathFunctions: the math module's and NumPy's functions
 	// of a number (math.isnan(v), np.sqrt(v)) return one computed from it:
 	// the result is followed.
-	mathModules   = map[string]bool{"math": true, "cmath": true, "np": true, "numpy": true}
+	// The statistics module's of numbers (statistics.fmean(values)) too.
+	mathModules   = map[string]bool{"math": true, "cmath": true, "np": true, "numpy": true, "statistics": true}
 	mathFunctions = map[string]bool{"isnan": true, "isinf": true, "isfinite": true, "isclose": true, "sqrt": true,
 		"log": true, "log2": true, "log10": true, "log1p": true, "exp": true, "expm1": true, "fabs": true,
-		"floor": true, "ceil": true, "trunc": true}
+		"floor": true, "ceil": true, "trunc": true,
+		"mean": true, "fmean": true, "median": true, "stdev": true, "pstdev": true, "variance": true,
+		"pvariance": true, "geometric_mean": true, "harmonic_mean": true}
+	// textModules: the modules whose dumps(obj) returns obj as text
+	// (json.dumps(record)): the result is followed.
+	textModules = map[string]bool{"json": true}
 	// throughCalls return the value, converted or picked: their result is followed.
 	throughCalls = map[string]bool{"int": true, "float": true, "round": true, "abs": true, "max": true, "min": true,
 		"sorted": true, "sum": true, "str": true, "repr": true, "format": true, "list": true, "tuple": true, "dict": true}
@@ -112,11 +119,14 @@ func (a *pyAnalysis) arithmeticKeepsScalar(op, v *sitter.Node) bool {
 
 // constantString returns the text of a plain string literal ("loss",
 // 'step'), "" for anything else (an f-string, a name, a number).
-func (a *pyAnalysis) constantString(n *sitter.Node) string {
+func (a *pyAnalysis) constantString(n *sitter.Node) string { return literalString(a.text, n) }
+
+// literalString is constantString over any file's text.
+func literalString(text func(*sitter.Node) string, n *sitter.Node) string {
 	if n == nil || n.Kind() != "string" {
 		return ""
 	}
-	t := a.text(n)
+	t := text(n)
 	if len(t) < 2 || (t[0] != '"' && t[0] != '\'') || t[len(t)-1] != t[0] {
 		return ""
 	}

@@ -48,8 +48,13 @@ func (a *pyAnalysis) containerUse(container, fill *sitter.Node) containerRead {
 	// A store into a nested container (`rec["counts"]["pos"] = v`,
 	// `grid[i][j] = v`) is a store into its root: the root's reads are the
 	// value's (held-out round 12 sized a tensor from such an entry).
-	for container.Kind() == "subscript" {
-		if container = container.ChildByFieldName("value"); container == nil {
+	for container.Kind() == "subscript" || a.entryCall(container) {
+		if container.Kind() == "call" {
+			container = containerOf(container) // `d.setdefault(k, []).append(v)`: an entry of d
+		} else {
+			container = container.ChildByFieldName("value")
+		}
+		if container == nil {
 			return containerNow
 		}
 	}
@@ -85,6 +90,23 @@ func (a *pyAnalysis) containerUse(container, fill *sitter.Node) containerRead {
 		return containerShown
 	}
 	return containerNow // a call's result, a literal: not followed
+}
+
+// entryCall says whether a call returns an entry of the dict it is called
+// on: `d.setdefault(k, default)`, `d.get(k, default)`.
+func (a *pyAnalysis) entryCall(call *sitter.Node) bool {
+	if call.Kind() != "call" {
+		return false
+	}
+	name, method := a.callName(call.ChildByFieldName("function"))
+	args := call.ChildByFieldName("arguments")
+	return method && (name == "setdefault" || name == "get") && args != nil && args.NamedChildCount() == 2
+}
+
+// callNameIs says whether call calls a function or method named name.
+func (a *pyAnalysis) callNameIs(call *sitter.Node, name string) bool {
+	n, _ := a.callName(call.ChildByFieldName("function"))
+	return n == name
 }
 
 // isStoreTarget says whether n is the left side of an assignment.
@@ -144,28 +166,45 @@ func (a *pyAnalysis) binds(fn *sitter.Node, name string) bool {
 
 // declares says whether a parameter list names name.
 func (a *pyAnalysis) declares(params *sitter.Node, name string) bool {
-	found := false
-	var walk func(n *sitter.Node)
-	walk = func(n *sitter.Node) {
-		if found {
-			return
+	return declaresParam(a.text, params, name)
+}
+
+// declaresParam says whether a parameter list declares name: a plain,
+// typed, defaulted or splat parameter of that name (not a name its
+// default value or its annotation mentions).
+func declaresParam(text func(*sitter.Node) string, params *sitter.Node, name string) bool {
+	for i := uint(0); params != nil && i < params.NamedChildCount(); i++ {
+		p := params.NamedChild(i)
+		if p.Kind() == "default_parameter" || p.Kind() == "typed_default_parameter" {
+			p = p.ChildByFieldName("name")
 		}
-		if n.Kind() == "identifier" && a.text(n) == name {
-			found = true
-			return
-		}
-		if n.Kind() == "default_parameter" || n.Kind() == "typed_default_parameter" {
-			if nm := n.ChildByFieldName("name"); nm != nil {
-				walk(nm)
+		// `x: T`, `*args`, `**kw`, `*args: T`: the name is the first child
+		for p != nil && (p.Kind() == "typed_parameter" || p.Kind() == "list_splat_pattern" || p.Kind() == "dictionary_splat_pattern") {
+			if p.NamedChildCount() == 0 {
+				p = nil
+				break
 			}
-			return
+			p = p.NamedChild(0)
 		}
-		for i := uint(0); i < n.NamedChildCount(); i++ {
-			walk(n.NamedChild(i))
+		if p != nil && p.Kind() == "identifier" && text(p) == name {
+			return true
 		}
 	}
-	walk(params)
-	return found
+	return false
+}
+
+// defaulted says whether an assignment only gives name an empty default
+// when it holds none (`logs = logs or {}`): its value stays the caller's
+// whenever the caller passed one that is not empty.
+func (a *pyAnalysis) defaulted(as *sitter.Node, name string) bool {
+	left, right := as.ChildByFieldName("left"), as.ChildByFieldName("right")
+	if as.Kind() != "assignment" || left == nil || left.Kind() != "identifier" || right == nil || right.Kind() != "boolean_operator" {
+		return false
+	}
+	x, y := right.ChildByFieldName("left"), right.ChildByFieldName("right")
+	op := right.ChildByFieldName("operator")
+	return op != nil && a.text(op) == "or" && x != nil && x.Kind() == "identifier" && a.text(x) == name &&
+		y != nil && (y.Kind() == "dictionary" || y.Kind() == "list" || y.Kind() == "tuple") && y.NamedChildCount() == 0
 }
 
 // needsContents climbs from a read of a container to the statement it is
@@ -343,7 +382,7 @@ func (a *pyAnalysis) bindsOther(fn *sitter.Node, name string) bool {
 	other := false
 	a.ownStatements(fn, func(n *sitter.Node) {
 		if n.Kind() == "assignment" || n.Kind() == "augmented_assignment" {
-			if left := n.ChildByFieldName("left"); left != nil && a.mentions(left, name) {
+			if left := n.ChildByFieldName("left"); left != nil && a.mentions(left, name) && !a.defaulted(n, name) {
 				other = true
 			}
 		}

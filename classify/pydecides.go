@@ -45,7 +45,8 @@ func (a *pyAnalysis) readDecides(name string) (Use, bool) {
 	use, found := UseNone, false
 	check := func(b *pyAnalysis) {
 		walkAll(b.root, func(n *sitter.Node) {
-			if found || n.Kind() != "attribute" || attrName(b, n) != name || isStoreTarget(n) || b.libraryMethodCall(n) || !b.spend(1) {
+			if found || n.Kind() != "attribute" || attrName(b, n) != name || isStoreTarget(n) || b.libraryMethodCall(n) ||
+				b.inUncalledMethod(n) || !b.spend(1) {
 				return
 			}
 			v := n

@@ -10,6 +10,8 @@ package classify
 // not read), an attribute's value may be needed anywhere.
 
 import (
+	"strings"
+
 	sitter "github.com/tree-sitter/go-tree-sitter"
 )
 
@@ -88,7 +90,7 @@ func isIdentByte(c byte) bool {
 
 // maxOnwardDepth bounds how many attributes deep a value is followed
 // (`self.total += self.last`, then total's reads).
-const maxOnwardDepth = 3
+const maxOnwardDepth = 4
 
 // onwardShown says whether a read of an attribute only goes on into
 // something that is itself only shown: the right side of an assignment
@@ -249,8 +251,9 @@ var viewMethods = map[string]bool{"items": true, "values": true, "keys": true}
 // conversions (`" ".join(f"{k}={v}" for k, v in self.counts.items())`).
 func (a *pyAnalysis) carriesValue(p, v *sitter.Node) bool {
 	switch p.Kind() {
-	case "binary_operator", "parenthesized_expression", "unary_operator", "argument_list", "concatenated_string":
-		return true // an argument list: its call decides
+	case "binary_operator", "parenthesized_expression", "unary_operator", "argument_list", "concatenated_string",
+		"tuple", "expression_list", "list":
+		return true // an argument list: its call decides; a tuple or list literal: where it goes does
 	case "conditional_expression":
 		// either arm's value goes on; the condition is a test, unless it
 		// only picks a value (`"yes" if self.alarm else "no"`)
@@ -279,7 +282,9 @@ func (a *pyAnalysis) carriesValue(p, v *sitter.Node) bool {
 		if sameNode(p.ChildByFieldName("arguments"), v) {
 			if method {
 				obj := p.ChildByFieldName("function").ChildByFieldName("object")
-				return (name == "join" || name == "format") && obj != nil && a.isText(obj)
+				return (name == "join" || name == "format") && obj != nil && a.isText(obj) ||
+					obj != nil && mathModules[strings.ToLower(a.text(obj))] && mathFunctions[name] ||
+					obj != nil && textModules[a.text(obj)] && name == "dumps"
 			}
 			return numericBuiltins[name] || textBuiltins[name]
 		}
@@ -365,7 +370,8 @@ func (a *pyAnalysis) attributeReadIn(name string) bool {
 			return
 		}
 		if n.Kind() == "attribute" {
-			if f := n.ChildByFieldName("attribute"); f != nil && a.text(f) == name && !isStoreTarget(n) && !a.libraryMethodCall(n) && a.needsContents(n, 0) &&
+			if f := n.ChildByFieldName("attribute"); f != nil && a.text(f) == name && !isStoreTarget(n) && !a.libraryMethodCall(n) &&
+				!a.inUncalledMethod(n) && a.needsContents(n, 0) &&
 				!a.onwardShown(n) && !a.returnedShown(n) && !a.onlyRecorded(n, name) {
 				needed = true
 				return

@@ -256,7 +256,10 @@ func (a *pyAnalysis) torchDecorator(d *sitter.Node) bool {
 	return false
 }
 
-// within says whether n lies inside one of the nodes.
+// inside says whether n lies inside w.
+func inside(n, w *sitter.Node) bool { return w != nil && within(n, []*sitter.Node{w}) }
+
+// within says whether n lies inside one of nodes.
 func within(n *sitter.Node, nodes []*sitter.Node) bool {
 	for _, w := range nodes {
 		if w.StartByte() <= n.StartByte() && n.EndByte() <= w.EndByte() {

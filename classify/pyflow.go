@@ -36,8 +36,11 @@ func (a *pyAnalysis) follow(v *sitter.Node, depth int) flow {
 		}
 		entry := key
 		key = ""
+		if p.Kind() == "comparison_operator" && presenceTest(p) {
+			return flow{use: UseLog, neutral: true} // `v is None`: whether it was set, not what it holds
+		}
 		switch p.Kind() {
-		case "parenthesized_expression", "comparison_operator", "unary_operator", "not_operator", "concatenated_string", "list", "tuple", "set", "expression_list", "keyword_argument":
+		case "parenthesized_expression", "comparison_operator", "unary_operator", "not_operator", "concatenated_string", "list", "tuple", "set", "expression_list", "keyword_argument", "list_splat":
 			if p.Kind() == "keyword_argument" && !sameNode(p.ChildByFieldName("value"), v) {
 				return flow{}
 			}
@@ -86,8 +89,13 @@ func (a *pyAnalysis) follow(v *sitter.Node, depth int) flow {
 		case "attribute":
 			// a method that keeps the data: x.cpu().numpy(), t.detach().tolist()
 			call := p.Parent()
+			if sameNode(p.ChildByFieldName("object"), v) && v.Kind() == "identifier" && !isStoreTarget(p) &&
+				(call == nil || call.Kind() != "call" || !sameNode(call.ChildByFieldName("function"), p)) {
+				v = p // a field of the record that holds it (pyrecord.go)
+				continue
+			}
 			if !sameNode(p.ChildByFieldName("object"), v) || call == nil || call.Kind() != "call" ||
-				!sameNode(call.ChildByFieldName("function"), p) || !keepsData[a.text(p.ChildByFieldName("attribute"))] {
+				!sameNode(call.ChildByFieldName("function"), p) || !keepsData[a.text(p.ChildByFieldName("attribute"))] && !viewMethods[a.text(p.ChildByFieldName("attribute"))] {
 				return flow{}
 			}
 			v = call
@@ -116,8 +124,10 @@ func (a *pyAnalysis) follow(v *sitter.Node, depth int) flow {
 				return flow{}
 			}
 			switch u := a.callUse(call); {
-			case u == useThrough, a.lookupKey(call, v):
+			case u == useThrough, a.lookupKey(call, v), a.recordCall(call):
 				v = call
+			case a.entryCall(call) && sameNode(p.NamedChild(0), v) && a.callNameIs(call, "setdefault"):
+				return a.kept(containerOf(call), call) // `d.setdefault(k, [])`: the key picks the entry, as a store's
 			case u == int(UseLog) && a.storesInto(call):
 				return a.kept(containerOf(call), call) // appended to a list
 			case u == int(UseLog):
@@ -164,6 +174,13 @@ func (a *pyAnalysis) follow(v *sitter.Node, depth int) flow {
 			return merge(a.taint(p, a.text(name), false, depth, ""), a.follow(p, depth))
 		case "return_statement":
 			return flow{returned: true}
+		case "for_statement":
+			// iterated (`for k, v in logs.items():`): the loop's targets
+			// hold it, and their uses decide
+			if !sameNode(p.ChildByFieldName("right"), v) {
+				return flow{}
+			}
+			return a.stored(p, p.ChildByFieldName("left"), false, depth, "")
 		case "lambda":
 			// a key function: what it returns is compared, and the call's
 			// result (min, max, sorted) carries the value on

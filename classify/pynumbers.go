@@ -164,7 +164,7 @@ func (a *pyAnalysis) isNumber(n *sitter.Node) bool {
 
 // givesNumber says whether a call always returns a Python number: a
 // tensor's `.item()`, `float(…)`, `int(…)`, `round(…)`, or a function of
-// the math module (math.sqrt(v)).
+// the math or statistics module (math.sqrt(v), statistics.fmean(vs)).
 func (a *pyAnalysis) givesNumber(call *sitter.Node) bool {
 	fn := call.ChildByFieldName("function")
 	name, method := a.callName(fn)
@@ -173,7 +173,7 @@ func (a *pyAnalysis) givesNumber(call *sitter.Node) bool {
 		return true
 	case method:
 		obj := fn.ChildByFieldName("object")
-		return obj != nil && obj.Kind() == "identifier" && a.text(obj) == "math" && mathFunctions[name]
+		return obj != nil && obj.Kind() == "identifier" && (a.text(obj) == "math" || a.text(obj) == "statistics") && mathFunctions[name]
 	}
 	return name == "float" || name == "int" || name == "round"
 }
@@ -201,12 +201,15 @@ func (a *pyAnalysis) numberAttribute(attr *sitter.Node) bool {
 	ok, stores := true, 0
 	check := func(b *pyAnalysis) {
 		walkAll(b.root, func(n *sitter.Node) {
-			if !ok || n.Kind() != "attribute" || attrName(b, n) != name || !isStoreTarget(n) {
+			if !ok || n.Kind() != "attribute" || attrName(b, n) != name {
+				return
+			}
+			right, stored := storedValue(n)
+			if !stored {
 				return
 			}
 			stores++
-			right := n.Parent().ChildByFieldName("right")
-			ok = right != nil && (right.Kind() == "none" || b.isNumber(right))
+			ok = right != nil && (right.Kind() == "none" || b.isNumber(right)) || right == nil && b.unpacksNumbers(n)
 		})
 	}
 	check(a)
@@ -218,6 +221,47 @@ func (a *pyAnalysis) numberAttribute(attr *sitter.Node) bool {
 		}
 	}
 	return ok && stores > 0
+}
+
+// unpacksNumbers says whether target, one of an assignment's unpacked
+// targets, gets an element of a tensor's `.tolist()` (`self.a, self.b =
+// pair.tolist()`): a Python number for a 1-d tensor.
+func (a *pyAnalysis) unpacksNumbers(target *sitter.Node) bool {
+	pat := target.Parent()
+	if pat == nil || pat.Parent() == nil {
+		return false
+	}
+	right := pat.Parent().ChildByFieldName("right")
+	if right == nil || right.Kind() != "call" {
+		return false
+	}
+	name, method := a.callName(right.ChildByFieldName("function"))
+	args := right.ChildByFieldName("arguments")
+	return method && name == "tolist" && args != nil && args.NamedChildCount() == 0
+}
+
+// storedValue says whether target is stored into by an assignment, and
+// the value it gets: the right side, or its element at target's place
+// when both sides are tuples of one length (`self.a, self.b = a, b`);
+// nil when the value is not known (`self.a, self.b = pair`).
+func storedValue(target *sitter.Node) (value *sitter.Node, stored bool) {
+	if isStoreTarget(target) {
+		return target.Parent().ChildByFieldName("right"), true
+	}
+	pat := target.Parent()
+	if pat == nil || pat.Kind() != "pattern_list" && pat.Kind() != "tuple_pattern" || !isStoreTarget(pat) {
+		return nil, false
+	}
+	right := pat.Parent().ChildByFieldName("right")
+	if right == nil || right.Kind() != "expression_list" && right.Kind() != "tuple" || right.NamedChildCount() != pat.NamedChildCount() {
+		return nil, true
+	}
+	for i := uint(0); i < pat.NamedChildCount(); i++ {
+		if sameNode(pat.NamedChild(i), target) {
+			return right.NamedChild(i), true
+		}
+	}
+	return nil, true
 }
 
 // isSize says whether an expression is a size the host knows, an int:

@@ -140,6 +140,7 @@ type pyAnalysis struct {
 	methods     map[string]bool // the methods the program's classes define; nil when the program is not known
 	pureDepth   int             // methods followed to tell whether they only compute (pypure.go)
 	budget      *int            // steps left to the query, shared with the analyses of other files (spend)
+	uncalled    map[uint]bool   // methods no code calls, by their def's first byte (pydead.go)
 	deciding    map[string]bool // attributes and methods whose reads are being asked whether they decide (pyelsewhere.go)
 }
 

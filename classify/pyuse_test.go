@@ -163,8 +163,8 @@ func TestPyUse(t *testing.T) {
 		{"copies counted inside the loop: the length needs no data", "def f(bs):\n    hist = []\n    for b in bs:\n        hist.append(b.cpu())  # <-\n        if len(hist) > 3:\n            pass\n", cp, UseLog, false},
 		// An attribute is needed if any read of it in the file tests, returns or sizes.
 		{"attribute returned by another method", "class G:\n    def observe(self, x):\n        self.last = x.item()  # <-\n    def diverged(self):\n        return self.last > 100\n\ndef train(g, xs):\n    for x in xs:\n        g.observe(x)\n        if g.diverged():\n            return\n", item, UseBranch, false},
-		{"attribute tested in another method", "class M:\n    def record(self, x):\n        self.last = x.cpu()  # <-\n    def check(self):\n        if self.last.isnan().any():\n            raise ValueError\n", cp, UseNone, false},
-		{"attribute list appended, then returned", "class T:\n    def update(self, p):\n        self.hist.append(p.cpu())  # <-\n    def summary(self):\n        return sum(self.hist)\n", cp, UseNone, false},
+		{"attribute tested in another method", "class M:\n    def record(self, x):\n        self.last = x.cpu()  # <-\n    def check(self):\n        if self.last.isnan().any():\n            raise ValueError\ndef f(m):\n    m.check()\n", cp, UseNone, false},
+		{"attribute list appended, then returned", "class T:\n    def update(self, p):\n        self.hist.append(p.cpu())  # <-\n    def summary(self):\n        return sum(self.hist)\ndef f(t):\n    return t.summary()\n", cp, UseNone, false},
 		{"attribute list only printed", "class T:\n    def update(self, p):\n        self.hist.append(p.cpu())  # <-\n    def show(self):\n        print(self.hist)\n", cp, UseLog, false},
 		// Into the program's own functions (pyhelpers.go).
 		{"handed to a function of the file that tests it", "def bad(v):\n    return v > 3\n\ndef f(x):\n    if bad(x.item()):  # <-\n        return 1\n", item, UseBranch, false},

@@ -1,0 +1,46 @@
+package classify
+
+import "testing"
+
+// TestProgramTypesIdioms: values the program matcher now knows are no
+// CUDA tensors (leangpu.go, leanoptim.go, leanclass.go) and places it
+// leaves out (methods no code calls, exception messages), each a pattern
+// of ordinary scripts that used to leave a read's verdict unknown.
+func TestProgramTypesIdioms(t *testing.T) {
+	const loop = "import torch\n\nSTEPS = 3\n\ndef measure(step, steps=STEPS):\n    step(-1)\n    for i in range(steps):\n        step(i)\n"
+	cases := []struct {
+		name  string
+		files map[string]string
+		bytes int64
+		want  string
+	}{
+		{"torch.topk's input is no size", map[string]string{"prog.py": "import torch\nx = torch.randn(8, device='cuda')\n" +
+			"for i in range(3):\n    k = 2 + i % 3\n    v = torch.topk(x, k).values\n    print(v.sum().item())\n"}, 4, "false/logging"},
+		{"a constant imported from the program's module", map[string]string{"_c.py": loop, "prog.py": "import torch\nfrom _c import STEPS, measure\n" +
+			"x = torch.randn(4, device='cuda')\ndef step(i):\n    print('%d/%d' % (i, STEPS), x.sum().item())\nmeasure(step)\n"}, 4, "false/logging"},
+		{"a parameter named like the step function is another variable", map[string]string{"_c.py": loop +
+			"\ndef bar(step, total):\n    return '=' * max(step, 0) + '.' * (total - step)\n",
+			"prog.py": "import torch\nfrom _c import bar, measure\nbatches = [torch.randn(4, device='cuda') for _ in range(2)]\n" +
+				"def step(i):\n    x = batches[i % len(batches)]\n    print(bar(i, 3), x.sum().item())\nmeasure(step)\n"}, 4, "false/logging"},
+		{"an optimizer's learning rate is a number", map[string]string{"prog.py": "import torch\nw = torch.randn(4, device='cuda', requires_grad=True)\n" +
+			"opt = torch.optim.SGD([w], lr=0.1)\nfor i in range(3):\n    loss = (w * w).sum()\n    v = loss.item()\n" +
+			"    lr = opt.param_groups[0]['lr']\n    print('loss %.3f lr %g' % (v, lr))\n    warm = torch.zeros(int(lr * 100), device='cuda')\n    if i == 1:\n        for g in opt.param_groups:\n            g['lr'] = lr * 0.5\n"}, 4, "false/logging"},
+		{"an optimizer handed a tensor learning rate may hold one", map[string]string{"prog.py": "import torch\nw = torch.randn(4, device='cuda', requires_grad=True)\n" +
+			"opt = torch.optim.SGD([w], lr=torch.tensor(0.1, device='cuda'))\nfor i in range(3):\n    v = (w * w).sum().item()\n" +
+			"    lr = opt.param_groups[0]['lr']\n    print('loss %.3f' % v)\n    warm = torch.zeros(int(lr * 100), device='cuda')\n"}, 4, ""},
+		{"an enum's member is no tensor", map[string]string{"prog.py": "import enum\nimport torch\nclass Mode(enum.Enum):\n    FAST = 0\n    SLOW = 1\n" +
+			"class Meter:\n    def __init__(self, mode=Mode.FAST):\n        self.mode = mode\n    def show(self, v):\n        print('%s %.3f' % (self.mode, v))\n" +
+			"x = torch.randn(4, device='cuda')\nm = Meter(Mode.SLOW)\nfor i in range(3):\n    m.show(x.sum().item())\n"}, 4, "false/logging"},
+		{"a method no code calls reads nothing back", map[string]string{"prog.py": "import torch\nclass Acc:\n    def __init__(self):\n        self.total = 0.0\n" +
+			"    def add(self, v):\n        self.total += v\n    def reduce(self):\n        t = torch.tensor([self.total], device='cuda')\n        return t.sum().item() > 3\n" +
+			"x = torch.randn(4, device='cuda')\na = Acc()\nfor i in range(3):\n    a.add(x.sum().item())\nprint(a.total)\n"}, 4, "false/logging"},
+		{"a method named in a string may be called", map[string]string{"prog.py": "import torch\nclass Acc:\n    def __init__(self):\n        self.total = 0.0\n" +
+			"    def add(self, v):\n        self.total += v\n    def reduce(self):\n        t = torch.tensor([self.total], device='cuda')\n        return t.sum().item() > 3\n" +
+			"x = torch.randn(4, device='cuda')\na = Acc()\nfor i in range(3):\n    a.add(x.sum().item())\n    if getattr(a, 'reduce')():\n        break\n"}, 4, ""},
+		{"a message of an exception raised is shown", map[string]string{"prog.py": "import torch\ndef check(kind):\n    if kind not in ('a', 'b'):\n        raise ValueError('bad kind %r' % kind)\n" +
+			"x = torch.randn(4, device='cuda')\nfor i in range(3):\n    check(input())\n    print(x.sum().item())\n"}, 4, "false/logging"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) { checkAgreeing(t, c.files, c.bytes, c.want) })
+	}
+}

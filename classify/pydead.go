@@ -1,0 +1,207 @@
+package classify
+
+// Code no part of the program runs (docs/classifier.md "Methods no code
+// calls"): a helper class shared by several scripts often has methods one
+// program never calls (the ImageNet example's AverageMeter.all_reduce,
+// made for distributed runs), and a helper module functions and classes
+// one script never names. A read inside them is no use of a value in
+// this program, and no place where the program may read one back.
+
+import (
+	"bytes"
+	"strings"
+
+	sitter "github.com/tree-sitter/go-tree-sitter"
+)
+
+// inUncalledMethod says whether n is inside a method that no code of the
+// program can call (uncalledMethod).
+func (a *pyAnalysis) inUncalledMethod(n *sitter.Node) bool {
+	if !a.others.known {
+		return false
+	}
+	for def := enclosingFunction(n); def != nil; def = enclosingFunction(def) {
+		if enclosingClass(def) != nil {
+			return a.uncalledMethod(def)
+		}
+	}
+	return false
+}
+
+// uncalledMethod says whether def, a method of a class, is one that no
+// code of the program can call: not decorated (a decorator may register
+// it), not a dunder (Python calls those), of a class whose bases are all
+// the program's own or object (a library's base class calls its hooks:
+// forward, training_step, on_epoch_end), and whose name appears nowhere in
+// the program's code outside its own def — not as an attribute, not in a
+// string (getattr(m, "name")) — and no code looks attributes up by names
+// made at run time (getattr(m, "on_" + hook)). Comments and docstrings
+// are not code.
+func (a *pyAnalysis) uncalledMethod(def *sitter.Node) bool {
+	nm := def.ChildByFieldName("name")
+	cls := enclosingClass(def)
+	if nm == nil || cls == nil || def.Parent() == nil || def.Parent().Kind() == "decorated_definition" {
+		return false
+	}
+	name := a.text(nm)
+	if strings.HasPrefix(name, "__") && strings.HasSuffix(name, "__") || !a.ownBases(cls) {
+		return false
+	}
+	if a.uncalled == nil {
+		a.uncalled = map[uint]bool{}
+	}
+	if v, ok := a.uncalled[def.StartByte()]; ok {
+		return v
+	}
+	named := a.namesInCode(a.root, name, def)
+	for _, f := range a.others.files {
+		if named {
+			break
+		}
+		named = a.analysisOf(f).namesInCode(f.root, name, def)
+	}
+	a.uncalled[def.StartByte()] = !named
+	return !named
+}
+
+// namesInCode says whether code under n, outside skip (the method itself: its own recursion calls it from nowhere), names name: an
+// identifier, or a string that holds it as a word (getattr(m, "name"),
+// a registry's key). Comments and docstrings are not code.
+func (a *pyAnalysis) namesInCode(n *sitter.Node, name string, skip *sitter.Node) bool {
+	found := false
+	var walk func(n *sitter.Node)
+	walk = func(n *sitter.Node) {
+		if found || sameNode(n, skip) || n.Kind() == "comment" || isDocstring(n) {
+			return
+		}
+		if !a.spend(1) {
+			found = true // the query's budget is spent: it may be called
+			return
+		}
+		switch n.Kind() {
+		case "identifier":
+			found = a.text(n) == name
+			return
+		case "call":
+			// getattr(obj, "on_" + hook): a method named at run time may be any
+			if f, _ := a.callName(n.ChildByFieldName("function")); dynamicLookups[f] {
+				if args := n.ChildByFieldName("arguments"); args == nil || args.NamedChildCount() < 2 || args.NamedChild(1).Kind() != "string" ||
+					hasChildKind(args.NamedChild(1), "interpolation") {
+					found = true
+					return
+				}
+			}
+		case "string":
+			found = wordCount(a.src[n.StartByte():n.EndByte()], name) > 0
+			return
+		}
+		for i := uint(0); i < n.NamedChildCount(); i++ {
+			walk(n.NamedChild(i))
+		}
+	}
+	walk(n)
+	return found
+}
+
+// dynamicLookups look an attribute up by a name made at run time.
+var dynamicLookups = map[string]bool{"getattr": true, "methodcaller": true, "attrgetter": true, "__getattribute__": true}
+
+// isDocstring says whether n is a statement made of one string, first in
+// a module's, class's or function's body.
+func isDocstring(n *sitter.Node) bool {
+	if n.Kind() != "expression_statement" || n.NamedChildCount() != 1 || n.NamedChild(0).Kind() != "string" {
+		return false
+	}
+	body := n.Parent()
+	if body == nil || body.NamedChildCount() == 0 || !sameNode(body.NamedChild(0), n) {
+		return false
+	}
+	return body.Kind() == "module" || body.Kind() == "block" && body.Parent() != nil &&
+		(body.Parent().Kind() == "class_definition" || body.Parent().Kind() == "function_definition")
+}
+
+// ownBases says whether every base of a class is the program's own class
+// or object (no bases at all included).
+func (a *pyAnalysis) ownBases(cls *sitter.Node) bool {
+	bases := cls.ChildByFieldName("superclasses")
+	for i := uint(0); bases != nil && i < bases.NamedChildCount(); i++ {
+		b := bases.NamedChild(i)
+		if b.Kind() != "identifier" {
+			return false // a module's class, a keyword (metaclass=…)
+		}
+		if name := a.text(b); name != "object" && (a.others.prog == nil || a.others.prog.class(name) == nil) {
+			return false
+		}
+	}
+	return true
+}
+
+// wordCount counts the occurrences of name in src as a whole word (not a
+// part of a longer identifier).
+func wordCount(src []byte, name string) int {
+	n, word := 0, []byte(name)
+	for i := 0; ; i++ {
+		k := bytes.Index(src[i:], word)
+		if k < 0 {
+			return n
+		}
+		i += k
+		if j := i + len(word); (i == 0 || !isIdentByte(src[i-1])) && (j == len(src) || !isIdentByte(src[j])) {
+			n++
+		}
+	}
+}
+
+// walkLive is walkAll without the methods no code of the program calls
+// (pydead.go): what they would read back is never read.
+func walkLive(file *pyAnalysis, n *sitter.Node, fn func(*sitter.Node)) {
+	if n.Kind() == "function_definition" && enclosingClass(n) != nil && file.uncalledMethod(n) {
+		return
+	}
+	fn(n)
+	for i := uint(0); i < n.NamedChildCount(); i++ {
+		walkLive(file, n.NamedChild(i), fn)
+	}
+}
+
+// unusedDefinition says whether a top-level statement of a module is a
+// function or class definition whose name no other code of the program
+// mentions: not the other files, not the rest of its own (a module shared
+// by several scripts defines what one of them never runs).
+func (p *programTrees) unusedDefinition(pf *parsedFile, top *sitter.Node) bool {
+	def := top
+	if def.Kind() == "decorated_definition" {
+		return false // a decorator may register it
+	}
+	if def.Kind() != "function_definition" && def.Kind() != "class_definition" {
+		return false
+	}
+	nm := def.ChildByFieldName("name")
+	if nm == nil {
+		return false
+	}
+	name := pf.text(nm)
+	for _, other := range p.files {
+		if namesOutside(other, other.root, def, name) {
+			return false
+		}
+	}
+	return true
+}
+
+// namesOutside says whether an identifier named name occurs under n but
+// outside skip (strings and comments are no identifiers).
+func namesOutside(pf *parsedFile, n, skip *sitter.Node, name string) bool {
+	if sameNode(n, skip) {
+		return false
+	}
+	if n.Kind() == "identifier" {
+		return pf.text(n) == name
+	}
+	for i := uint(0); i < n.NamedChildCount(); i++ {
+		if namesOutside(pf, n.NamedChild(i), skip, name) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,83 @@
+package classify
+
+import (
+	"strings"
+	"testing"
+)
+
+// meterStr is a meter in the style of many training scripts: __str__
+// formats its state with % over a tuple; sync() would send the total to
+// the GPU (for distributed runs) and is called only where a case says so.
+const meterStr = "import torch\nclass Meter:\n    def __init__(self):\n        self.val = 0.0\n        self.total = 0.0\n        self.n = 0\n" +
+	"    def update(self, v, n=1):\n        self.val = v\n        self.total += v * n\n        self.n += n\n" +
+	"    def sync(self):\n        t = torch.tensor([self.total, self.n], device='cuda')\n        self.total, self.n = t.tolist()\n" +
+	"    def __str__(self):\n        return '%.3f (%.3f)' % (self.val, self.total / max(self.n, 1))\n\n"
+
+// spikeWatch keeps the last value, a running average that starts unset
+// (None) and their ratio, and says through a property whether the ratio
+// is high: four attributes from the value to the test.
+const spikeWatch = "class SpikeWatch:\n    def __init__(self):\n        self.last = None\n        self.avg = None\n        self.ratio = 1.0\n" +
+	"    def push(self, v):\n        self.last = float(v)  # <-\n        if self.avg is None:\n            self.avg = self.last\n" +
+	"        self.ratio = self.last / max(self.avg, 1e-9)\n        self.avg = 0.9 * self.avg + 0.1 * self.last\n" +
+	"    @property\n    def high(self):\n        return self.ratio > 4.0\n\n"
+
+// TestPyUseIdioms: idioms of ordinary training scripts that stop 29 follows
+// (docs/classifier.md "Stop 29"): each case is a new pattern, not a copy
+// of a held-out program.
+func TestPyUseIdioms(t *testing.T) {
+	item, flt, tol := pyRead{kind: readItem}, pyRead{kind: readFloat}, pyRead{kind: readTolist}
+	cases := []struct {
+		name string
+		src  string
+		rd   pyRead
+		use  Use
+	}{
+		{"a meter printed through __str__'s % of a tuple, its sync never called", meterStr +
+			"def f(xs):\n    m = Meter()\n    for x in xs:\n        m.update(x.sum().item())  # <-\n        print(m)\n", item, UseLog},
+		{"the same meter whose sync is called: the total goes to the GPU", meterStr +
+			"def f(xs):\n    m = Meter()\n    for x in xs:\n        m.update(x.sum().item())  # <-\n    m.sync()\n    print(m)\n", item, UseNone},
+		{"a chain of four attributes to a property tested in the step", spikeWatch +
+			"def f(xs, opt):\n    w = SpikeWatch()\n    for x in xs:\n        w.push(x.sum())\n        if w.high:\n            continue\n        opt.step()\n", flt, UseBranch},
+		{"the same chain only printed", spikeWatch +
+			"def f(xs):\n    w = SpikeWatch()\n    for x in xs:\n        w.push(x.sum())\n        print(w.high, w.avg)\n", flt, UseLog},
+		{"a window's statistics.fmean returned and printed", "import statistics\nclass Win:\n    def __init__(self):\n        self.vals = []\n" +
+			"    def push(self, t):\n        self.vals.append(t.item())  # <-\n    def mean(self):\n        return statistics.fmean(self.vals)\n" +
+			"def f(xs):\n    w = Win()\n    for x in xs:\n        w.push(x)\n        print(round(w.mean(), 3))\n", item, UseLog},
+		{"a window's statistics.median tested", "import statistics\nclass Win:\n    def __init__(self):\n        self.vals = []\n" +
+			"    def push(self, t):\n        self.vals.append(t.item())  # <-\n    def median(self):\n        return statistics.median(self.vals)\n" +
+			"def f(xs):\n    w = Win()\n    for x in xs:\n        w.push(x)\n        if w.median() > 2:\n            break\n", item, UseBranch},
+		{"a record dumped to JSON lines, printed after the loop", "import json\ndef f(xs):\n    lines = []\n    for i, x in enumerate(xs):\n" +
+			"        rec = {'i': i, 'loss': x.item()}  # <-\n        lines.append(json.dumps(rec))\n    print('\\n'.join(lines))\n", item, UseLater},
+		{"a namedtuple's field tested", "from collections import namedtuple\nStat = namedtuple('Stat', 'step loss norm')\n" +
+			"def f(xs, opt):\n    for i, x in enumerate(xs):\n        s = Stat(i, *x.tolist())  # <-\n        if s.norm > 5:\n            continue\n        opt.step()\n", tol, UseBranch},
+		{"a dataclass's fields only printed", "from dataclasses import dataclass\n@dataclass\nclass Row:\n    step: int\n    loss: float\n" +
+			"def f(xs):\n    rows = []\n    for i, x in enumerate(xs):\n        r = Row(i, x.item())  # <-\n        print(r.step, r.loss)\n        rows.append(r)\n", item, UseLog},
+		{"a dict of logs iterated into a history, printed", "class Hist:\n    def __init__(self):\n        self.h = {}\n" +
+			"    def add(self, logs=None):\n        logs = logs or {}\n        for k, v in logs.items():\n            self.h.setdefault(k, []).append(v)\n" +
+			"def f(xs):\n    hist = Hist()\n    for x in xs:\n        hist.add({'loss': x.item()})  # <-\n    print(hist.h)\n", item, UseLog},
+		{"a dict of logs iterated and a value tested", "def f(xs):\n    for x in xs:\n        logs = {'loss': x.item()}  # <-\n" +
+			"        for k, v in logs.items():\n            if v > 9:\n                return k\n", item, UseBranch},
+		{"a None test of a kept value decides nothing", "class Keep:\n    def __init__(self):\n        self.first = None\n" +
+			"    def put(self, v):\n        if self.first is None:\n            self.first = v\n        print(v / self.first)\n" +
+			"def f(xs):\n    k = Keep()\n    for x in xs:\n        k.put(x.item())  # <-\n", item, UseLog},
+		{"a pair unpacked from tolist into attributes, their ratio asserted", "class Pair:\n    def __init__(self):\n        self.a = None\n        self.b = None\n" +
+			"    def put(self, p):\n        self.a, self.b = p.tolist()  # <-\n        r = self.a / self.b\n        assert r < 10\n" +
+			"def f(xs):\n    q = Pair()\n    for x in xs:\n        q.put(x)\n", tol, UseBranch},
+	}
+	for _, tc := range cases {
+		line := 0
+		for i, l := range strings.Split(tc.src, "\n") {
+			if strings.Contains(l, "# <-") {
+				line = i + 1
+			}
+		}
+		out, parsed := pyUse([]byte(tc.src), line, tc.rd, onlyFile)
+		if !parsed {
+			t.Errorf("%s: does not parse", tc.name)
+			continue
+		}
+		if out.use != tc.use {
+			t.Errorf("%s: use %v; want %v", tc.name, out.use, tc.use)
+		}
+	}
+}
