@@ -109,8 +109,9 @@ type heldOutRound struct {
 // using one or two) and round 26 (ps26_, the value read inside a method
 // of the program's class), captured the same three ways, lean committed;
 // round 27 (ps27_, ordinary scripts with a small tracker class) captured
-// so and scored, its exports not committed, as round 28's (ps28_, scripts in
-// the style of well-known public training code). Round 1's nsys-defaults exports left in
+// so and scored, its exports not committed, as rounds 28's (ps28_, scripts in
+// the style of well-known public training code) and 29's (ps29_, the
+// logging utilities of well-known reference code). Round 1's nsys-defaults exports left in
 // stop 28 (the fixtures' size budget).
 var heldOutRounds = []heldOutRound{
 	{"ho_", []string{"lean"}},
@@ -141,6 +142,7 @@ var heldOutRounds = []heldOutRound{
 	{"ps26_", []string{"lean"}},
 	{"ps27_", []string{}}, // scored from exports not committed: the fixtures' size budget
 	{"ps28_", []string{}}, // likewise
+	{"ps29_", []string{}}, // likewise
 }
 
 // heldOutModes are the capture modes of a held-out program; nil for the

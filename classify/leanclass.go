@@ -89,7 +89,39 @@ func (g *gpuTyper) attrMaybeGPU(cls *classDef, attr string) bool {
 		return false // a bound method
 	}
 	return g.keyed("attr:"+cls.file.path+":"+itoa(int(cls.node.StartByte()))+":"+attr, func() bool {
-		return g.storedMaybeGPU(cls, attr)
+		return g.storedMaybeGPU(cls, attr) || g.storedOutside(attr)
+	})
+}
+
+// storedOutside says whether some store of the program into an attribute
+// named attr of an object other than self (`state.best = v`, from outside
+// its class) may store a tensor. Any object's attribute of that name
+// counts: which object it is is not asked.
+func (g *gpuTyper) storedOutside(attr string) bool {
+	return g.keyed("outside:"+attr, func() bool {
+		gpu := false
+		for _, f := range g.prog.files {
+			if !mentionsAttribute(f.src, attr) {
+				continue
+			}
+			walkAll(f.root, func(n *sitter.Node) {
+				if gpu || n.Kind() != "attribute" || n.ChildByFieldName("attribute") == nil || f.text(n.ChildByFieldName("attribute")) != attr {
+					return
+				}
+				if obj := n.ChildByFieldName("object"); obj == nil || obj.Kind() == "identifier" && f.text(obj) == "self" {
+					return // the class's own stores: storedMaybeGPU
+				}
+				v, stored := storedValue(n)
+				if !stored {
+					return
+				}
+				if v == nil {
+					v = n.Parent().Parent().ChildByFieldName("right") // unpacked: an element of it
+				}
+				gpu = g.maybeGPU(f, v)
+			})
+		}
+		return gpu
 	})
 }
 

@@ -33,7 +33,9 @@ var pyScalarMethods = map[string]bool{"item": true, "tolist": true, "numpy": tru
 
 // torchPyCalls are functions of torch's modules that return no tensor.
 var torchPyCalls = map[string]bool{"device": true, "finfo": true, "iinfo": true, "is_available": true,
-	"device_count": true, "current_device": true, "get_device_name": true, "get_default_dtype": true, "Size": true}
+	"device_count": true, "current_device": true, "get_device_name": true, "get_default_dtype": true, "Size": true,
+	// torch.distributed's questions about the process group
+	"is_initialized": true, "get_rank": true, "get_world_size": true, "is_nccl_available": true}
 
 // pyScalarAttrs are tensor attributes that hold Python values.
 var pyScalarAttrs = map[string]bool{"shape": true, "ndim": true, "dtype": true, "device": true, "is_cuda": true,
@@ -42,7 +44,9 @@ var pyScalarAttrs = map[string]bool{"shape": true, "ndim": true, "dtype": true, 
 // passThroughCalls return (a combination of) their arguments.
 var passThroughCalls = map[string]bool{"round": true, "abs": true, "max": true, "min": true, "sum": true, "sorted": true,
 	"list": true, "tuple": true, "dict": true, "set": true, "reversed": true, "zip": true, "iter": true, "next": true,
-	"slice": true}
+	"slice": true,
+	// collections' containers, of what they are handed (a factory for defaultdict)
+	"deque": true, "OrderedDict": true, "defaultdict": true, "Counter": true}
 
 // gpuTyper answers the question over one program's parsed files.
 type gpuTyper struct {
@@ -110,8 +114,12 @@ func (g *gpuTyper) maybeGPU(pf *parsedFile, n *sitter.Node) bool {
 		case pyScalarAttrs[pf.text(at)] || g.isModule(pf, obj):
 			return false
 		}
-		if cls := g.classOf(pf, obj); cls != nil && !g.prog.isRecord(cls.file.text(cls.node.ChildByFieldName("name"))) {
-			return g.attrMaybeGPU(cls, pf.text(at)) // (a record's fields are what its constructor was handed: below)
+		if cls := g.classOf(pf, obj); cls != nil {
+			if g.prog.isRecord(cls.file.text(cls.node.ChildByFieldName("name"))) {
+				// a record's fields: what its constructor was handed, or stored since
+				return g.maybeGPU(pf, obj) || g.storedOutside(pf.text(at))
+			}
+			return g.attrMaybeGPU(cls, pf.text(at))
 		}
 		if cls := g.classObject(pf, obj); cls != nil {
 			return g.classAttrMaybeGPU(cls, pf.text(at)) // `Summary.NONE`
@@ -171,11 +179,17 @@ func (g *gpuTyper) callMaybeGPU(pf *parsedFile, call *sitter.Node) bool {
 		return false // math.sqrt(x), time.time(), os.getenv(...): Python values
 	case method && torchPyCalls[name] && g.isModule(pf, fn.ChildByFieldName("object")):
 		return false // torch.device("cuda"), torch.finfo(t.dtype): not tensors
+	case method && g.cpuFactory(pf, fn.ChildByFieldName("object"), name, args):
+		return anyArg() // torch.tensor(list(vals)): on the CPU, unless made of a CUDA tensor
 	case method:
-		if cls := g.classOf(pf, fn.ChildByFieldName("object")); cls != nil {
+		obj := fn.ChildByFieldName("object")
+		if cls := g.classOf(pf, obj); cls != nil {
 			if def := cls.method(name); def != nil {
 				return g.returnsMaybeGPU(*def)
 			}
+		}
+		if !toDevice[name] && !g.isModule(pf, obj) && g.classOf(pf, obj) == nil && !g.maybeGPU(pf, obj) {
+			return anyArg() // a CPU tensor's method (`.median()`, `.mean()`): on the CPU too
 		}
 	case !method:
 		if def := g.prog.function(name); def != nil {
@@ -220,6 +234,46 @@ func (g *gpuTyper) builtinAlias(pf *parsedFile, fn *sitter.Node, set map[string]
 		all = all && !loop && builtin(v)
 	})
 	return seen && all
+}
+
+// cpuFactories are torch's functions that make a tensor on the default
+// device, or compute one on their inputs' device.
+var cpuFactories = map[string]bool{"tensor": true, "as_tensor": true, "from_numpy": true, "zeros": true, "ones": true,
+	"empty": true, "full": true, "arange": true, "linspace": true, "logspace": true, "randn": true, "rand": true,
+	"randint": true, "randperm": true, "eye": true, "stack": true, "cat": true}
+
+// toDevice are the tensor methods that may move a tensor to the GPU.
+var toDevice = map[string]bool{"cuda": true, "to": true, "type": true, "new_tensor": true, "new_zeros": true,
+	"new_ones": true, "new_empty": true, "new_full": true}
+
+// cpuFactory says whether torch.name(args) makes its tensor on the CPU
+// when no argument is one on the GPU: obj is the torch module itself, no
+// `device=` is given, and no file of the program changes torch's default
+// device (set_default_device, set_default_tensor_type, `with
+// torch.device(...)`).
+func (g *gpuTyper) cpuFactory(pf *parsedFile, obj *sitter.Node, name string, args *sitter.Node) bool {
+	if !cpuFactories[name] || obj == nil || obj.Kind() != "identifier" || pf.imports[pf.text(obj)] != "torch" {
+		return false
+	}
+	for i := uint(0); args != nil && i < args.NamedChildCount(); i++ {
+		if a := args.NamedChild(i); a.Kind() == "keyword_argument" && a.ChildByFieldName("name") != nil && pf.text(a.ChildByFieldName("name")) == "device" {
+			return false
+		}
+	}
+	return !g.defaultDeviceSet()
+}
+
+// defaultDeviceSet says whether some file of the program may change the
+// device torch makes tensors on by default.
+func (g *gpuTyper) defaultDeviceSet() bool {
+	for _, f := range g.prog.files {
+		src := string(f.src)
+		if strings.Contains(src, "set_default_device") || strings.Contains(src, "set_default_tensor_type") ||
+			strings.Contains(src, "with torch.device") || strings.Contains(src, "DeviceMode") {
+			return true
+		}
+	}
+	return false
 }
 
 // returnsMaybeGPU answers for what a program function returns.

@@ -37,8 +37,26 @@ func TestProgramTypesIdioms(t *testing.T) {
 		{"a method named in a string may be called", map[string]string{"prog.py": "import torch\nclass Acc:\n    def __init__(self):\n        self.total = 0.0\n" +
 			"    def add(self, v):\n        self.total += v\n    def reduce(self):\n        t = torch.tensor([self.total], device='cuda')\n        return t.sum().item() > 3\n" +
 			"x = torch.randn(4, device='cuda')\na = Acc()\nfor i in range(3):\n    a.add(x.sum().item())\n    if getattr(a, 'reduce')():\n        break\n"}, 4, ""},
+		{"a method named only in text is not called", map[string]string{"prog.py": "import torch\nclass Acc:\n    def __init__(self):\n        self.total = 0.0\n" +
+			"    def add(self, v):\n        self.total += v\n    def reduce(self):\n        t = torch.tensor([self.total], device='cuda')\n        return t.sum().item() > 3\n" +
+			"x = torch.randn(4, device='cuda')\na = Acc()\nfor i in range(3):\n    a.add(x.sum().item())\nprint('reduce is never called', a.total)\n"}, 4, "false/logging"},
+		{"a method looked up by a name made at run time may be called", map[string]string{"prog.py": "import torch\nclass Acc:\n    def __init__(self):\n        self.total = 0.0\n" +
+			"    def add(self, v):\n        self.total += v\n    def reduce(self):\n        t = torch.tensor([self.total], device='cuda')\n        return t.sum().item() > 3\n" +
+			"x = torch.randn(4, device='cuda')\na = Acc()\nfor i in range(3):\n    a.add(x.sum().item())\n    if getattr(a, 're' + 'duce')():\n        break\n"}, 4, ""},
 		{"a message of an exception raised is shown", map[string]string{"prog.py": "import torch\ndef check(kind):\n    if kind not in ('a', 'b'):\n        raise ValueError('bad kind %r' % kind)\n" +
 			"x = torch.randn(4, device='cuda')\nfor i in range(3):\n    check(input())\n    print(x.sum().item())\n"}, 4, "false/logging"},
+		{"a tensor made on the CPU and its median", map[string]string{"prog.py": "import torch\nfrom collections import deque\nclass Win:\n    def __init__(self):\n        self.d = deque(maxlen=5)\n" +
+			"    def put(self, v):\n        self.d.append(v)\n    def median(self):\n        return torch.tensor(list(self.d)).median().item()\n" +
+			"x = torch.randn(4, device='cuda')\nw = Win()\nfor i in range(3):\n    w.put(i)\n    print(x.sum().item(), w.median())\n"}, 4, "false/logging"},
+		{"the same where the program sets torch's default device", map[string]string{"prog.py": "import torch\nfrom collections import deque\ntorch.set_default_device('cuda')\nclass Win:\n    def __init__(self):\n        self.d = deque(maxlen=5)\n" +
+			"    def put(self, v):\n        self.d.append(v)\n    def median(self):\n        return torch.tensor(list(self.d)).median().item()\n" +
+			"x = torch.randn(4, device='cuda')\nw = Win()\nfor i in range(3):\n    w.put(i)\n    print(x.sum().item())\n    if w.median() > 3:\n        break\n"}, 4, ""},
+		{"a tensor stored into an attribute from outside its class", map[string]string{"prog.py": "import torch\nclass State:\n    def __init__(self):\n        self.best = None\n" +
+			"x = torch.randn(4, device='cuda')\ns = State()\nfor i in range(3):\n    s.best = x.max()\n    print(x.sum().item())\n    n = int(s.best * 10)\n    y = torch.zeros(n, device='cuda')\n"}, 4, ""},
+		{"a meters' method named alike calls it only when it runs", map[string]string{"prog.py": "import torch\nimport torch.distributed as dist\nclass Meter:\n    def __init__(self):\n        self.total = 0.0\n" +
+			"    def add(self, v):\n        self.total += v\n    def sync(self):\n        if not dist.is_initialized():\n            return\n        t = torch.tensor([self.total], device='cuda')\n        if t.item() > 0:\n            self.total = 0.0\n" +
+			"class Logger:\n    def __init__(self):\n        self.m = Meter()\n    def sync(self):\n        self.m.sync()\n" +
+			"x = torch.randn(4, device='cuda')\nlog = Logger()\nfor i in range(3):\n    log.m.add(i)\n    print(x.sum().item())\n"}, 4, "false/logging"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) { checkAgreeing(t, c.files, c.bytes, c.want) })

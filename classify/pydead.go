@@ -8,7 +8,6 @@ package classify
 // this program, and no place where the program may read one back.
 
 import (
-	"bytes"
 	"strings"
 
 	sitter "github.com/tree-sitter/go-tree-sitter"
@@ -33,10 +32,11 @@ func (a *pyAnalysis) inUncalledMethod(n *sitter.Node) bool {
 // it), not a dunder (Python calls those), of a class whose bases are all
 // the program's own or object (a library's base class calls its hooks:
 // forward, training_step, on_epoch_end), and whose name appears nowhere in
-// the program's code outside its own def — not as an attribute, not in a
-// string (getattr(m, "name")) — and no code looks attributes up by names
-// made at run time (getattr(m, "on_" + hook)). Comments and docstrings
-// are not code.
+// the program's code outside its own def — not as an attribute, not as
+// the literal of a lookup (getattr(m, "name")) — and no code looks
+// attributes up by names made at run time (getattr(m, "on_" + hook)) or
+// runs text as code (eval, exec). Comments, docstrings and other text are
+// not code.
 func (a *pyAnalysis) uncalledMethod(def *sitter.Node) bool {
 	nm := def.ChildByFieldName("name")
 	cls := enclosingClass(def)
@@ -71,7 +71,7 @@ func (a *pyAnalysis) namesInCode(n *sitter.Node, name string, skip *sitter.Node)
 	found := false
 	var walk func(n *sitter.Node)
 	walk = func(n *sitter.Node) {
-		if found || sameNode(n, skip) || n.Kind() == "comment" || isDocstring(n) {
+		if found || sameNode(n, skip) || n.Kind() == "comment" || isDocstring(n) || sameName(a, n, name) {
 			return
 		}
 		if !a.spend(1) {
@@ -83,17 +83,22 @@ func (a *pyAnalysis) namesInCode(n *sitter.Node, name string, skip *sitter.Node)
 			found = a.text(n) == name
 			return
 		case "call":
-			// getattr(obj, "on_" + hook): a method named at run time may be any
-			if f, _ := a.callName(n.ChildByFieldName("function")); dynamicLookups[f] {
-				if args := n.ChildByFieldName("arguments"); args == nil || args.NamedChildCount() < 2 || args.NamedChild(1).Kind() != "string" ||
-					hasChildKind(args.NamedChild(1), "interpolation") {
+			f, _ := a.callName(n.ChildByFieldName("function"))
+			index, lookup := dynamicLookups[f]
+			switch {
+			case f == "eval" || f == "exec":
+				found = true // code made of text may call anything
+				return
+			case lookup:
+				// getattr(obj, "on_" + hook): a method named at run time may be
+				// any; getattr(obj, "name") names it
+				if lit, ok := a.lookupName(n, index); !ok || lit == name {
 					found = true
 					return
 				}
 			}
 		case "string":
-			found = wordCount(a.src[n.StartByte():n.EndByte()], name) > 0
-			return
+			return // text is no code: only a lookup's literal names an attribute
 		}
 		for i := uint(0); i < n.NamedChildCount(); i++ {
 			walk(n.NamedChild(i))
@@ -103,8 +108,35 @@ func (a *pyAnalysis) namesInCode(n *sitter.Node, name string, skip *sitter.Node)
 	return found
 }
 
-// dynamicLookups look an attribute up by a name made at run time.
-var dynamicLookups = map[string]bool{"getattr": true, "methodcaller": true, "attrgetter": true, "__getattribute__": true}
+// sameName says whether n defines a method of the name in a class that
+// only the program's code calls into (undecorated, its bases the
+// program's own): a method of another class named alike (torchvision's
+// MetricLogger's synchronize_between_processes calls its meters') calls
+// the name only when it runs itself, and it runs only when called by a
+// name met elsewhere.
+func sameName(a *pyAnalysis, n *sitter.Node, name string) bool {
+	nm := n.ChildByFieldName("name")
+	if n.Kind() != "function_definition" || nm == nil || a.text(nm) != name {
+		return false
+	}
+	cls := enclosingClass(n)
+	return cls != nil && n.Parent() != nil && n.Parent().Kind() != "decorated_definition" && a.ownBases(cls)
+}
+
+// dynamicLookups look an attribute up by name: the place of the name
+// among their arguments.
+var dynamicLookups = map[string]int{"getattr": 1, "methodcaller": 0, "attrgetter": 0, "__getattribute__": 0}
+
+// lookupName is the attribute name a lookup call names with a plain
+// string at argument index; ok is false when the name is made at run time.
+func (a *pyAnalysis) lookupName(call *sitter.Node, index int) (lit string, ok bool) {
+	args := call.ChildByFieldName("arguments")
+	if args == nil || int(args.NamedChildCount()) <= index {
+		return "", false
+	}
+	lit = a.constantString(args.NamedChild(uint(index)))
+	return lit, lit != ""
+}
 
 // isDocstring says whether n is a statement made of one string, first in
 // a module's, class's or function's body.
@@ -134,22 +166,6 @@ func (a *pyAnalysis) ownBases(cls *sitter.Node) bool {
 		}
 	}
 	return true
-}
-
-// wordCount counts the occurrences of name in src as a whole word (not a
-// part of a longer identifier).
-func wordCount(src []byte, name string) int {
-	n, word := 0, []byte(name)
-	for i := 0; ; i++ {
-		k := bytes.Index(src[i:], word)
-		if k < 0 {
-			return n
-		}
-		i += k
-		if j := i + len(word); (i == 0 || !isIdentByte(src[i-1])) && (j == len(src) || !isIdentByte(src[j])) {
-			n++
-		}
-	}
 }
 
 // walkLive is walkAll without the methods no code of the program calls
