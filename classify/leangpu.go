@@ -129,7 +129,7 @@ func (g *gpuTyper) maybeGPU(pf *parsedFile, n *sitter.Node) bool {
 		return g.callMaybeGPU(pf, n)
 	case "subscript":
 		if gpu, ok := g.hyperMaybeGPU(pf, n); ok {
-			return gpu // an optimizer's hyperparameter (leanoptim.go)
+			return gpu // an optimizer's hyperparameter (leantorch.go)
 		}
 		return g.maybeGPU(pf, n.ChildByFieldName("value"))
 	case "list_comprehension", "set_comprehension", "generator_expression":
@@ -234,46 +234,6 @@ func (g *gpuTyper) builtinAlias(pf *parsedFile, fn *sitter.Node, set map[string]
 		all = all && !loop && builtin(v)
 	})
 	return seen && all
-}
-
-// cpuFactories are torch's functions that make a tensor on the default
-// device, or compute one on their inputs' device.
-var cpuFactories = map[string]bool{"tensor": true, "as_tensor": true, "from_numpy": true, "zeros": true, "ones": true,
-	"empty": true, "full": true, "arange": true, "linspace": true, "logspace": true, "randn": true, "rand": true,
-	"randint": true, "randperm": true, "eye": true, "stack": true, "cat": true}
-
-// toDevice are the tensor methods that may move a tensor to the GPU.
-var toDevice = map[string]bool{"cuda": true, "to": true, "type": true, "new_tensor": true, "new_zeros": true,
-	"new_ones": true, "new_empty": true, "new_full": true}
-
-// cpuFactory says whether torch.name(args) makes its tensor on the CPU
-// when no argument is one on the GPU: obj is the torch module itself, no
-// `device=` is given, and no file of the program changes torch's default
-// device (set_default_device, set_default_tensor_type, `with
-// torch.device(...)`).
-func (g *gpuTyper) cpuFactory(pf *parsedFile, obj *sitter.Node, name string, args *sitter.Node) bool {
-	if !cpuFactories[name] || obj == nil || obj.Kind() != "identifier" || pf.imports[pf.text(obj)] != "torch" {
-		return false
-	}
-	for i := uint(0); args != nil && i < args.NamedChildCount(); i++ {
-		if a := args.NamedChild(i); a.Kind() == "keyword_argument" && a.ChildByFieldName("name") != nil && pf.text(a.ChildByFieldName("name")) == "device" {
-			return false
-		}
-	}
-	return !g.defaultDeviceSet()
-}
-
-// defaultDeviceSet says whether some file of the program may change the
-// device torch makes tensors on by default.
-func (g *gpuTyper) defaultDeviceSet() bool {
-	for _, f := range g.prog.files {
-		src := string(f.src)
-		if strings.Contains(src, "set_default_device") || strings.Contains(src, "set_default_tensor_type") ||
-			strings.Contains(src, "with torch.device") || strings.Contains(src, "DeviceMode") {
-			return true
-		}
-	}
-	return false
 }
 
 // returnsMaybeGPU answers for what a program function returns.

@@ -3,7 +3,7 @@ package classify
 import "testing"
 
 // TestProgramTypesIdioms: values the program matcher now knows are no
-// CUDA tensors (leangpu.go, leanoptim.go, leanclass.go) and places it
+// CUDA tensors (leangpu.go, leantorch.go, leanclass.go) and places it
 // leaves out (methods no code calls, exception messages), each a pattern
 // of ordinary scripts that used to leave a read's verdict unknown.
 func TestProgramTypesIdioms(t *testing.T) {

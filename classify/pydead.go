@@ -20,11 +20,38 @@ func (a *pyAnalysis) inUncalledMethod(n *sitter.Node) bool {
 		return false
 	}
 	for def := enclosingFunction(n); def != nil; def = enclosingFunction(def) {
-		if enclosingClass(def) != nil {
-			return a.uncalledMethod(def)
+		if enclosingClass(def) != nil && a.uncalledMethod(def) {
+			return true
 		}
 	}
-	return false
+	return a.inUnusedDefinition(n)
+}
+
+// inUnusedDefinition says whether n is inside a top-level function or
+// class of one of the program's modules that no code of the program names
+// (programTrees.unusedDefinition): a utilities module's class another
+// script uses.
+func (a *pyAnalysis) inUnusedDefinition(n *sitter.Node) bool {
+	p, pf := a.others.prog, a.others.self
+	if p == nil || pf == nil || len(p.files) == 0 || pf == p.files[0] {
+		return false
+	}
+	top := n
+	for top.Parent() != nil && top.Parent().Kind() != "module" {
+		top = top.Parent()
+	}
+	if top.Parent() == nil {
+		return false
+	}
+	if a.unusedTop == nil {
+		a.unusedTop = map[uint]bool{}
+	}
+	v, ok := a.unusedTop[top.StartByte()]
+	if !ok {
+		v = p.unusedDefinition(pf, top)
+		a.unusedTop[top.StartByte()] = v
+	}
+	return v
 }
 
 // uncalledMethod says whether def, a method of a class, is one that no

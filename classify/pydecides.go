@@ -46,7 +46,7 @@ func (a *pyAnalysis) readDecides(name string) (Use, bool) {
 	check := func(b *pyAnalysis) {
 		walkAll(b.root, func(n *sitter.Node) {
 			if found || n.Kind() != "attribute" || attrName(b, n) != name || isStoreTarget(n) || b.libraryMethodCall(n) ||
-				b.inUncalledMethod(n) || !b.spend(1) {
+				b.inUncalledMethod(n) || b.readAfterFill(n) || !b.spend(1) {
 				return
 			}
 			v := n

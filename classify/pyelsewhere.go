@@ -371,7 +371,7 @@ func (a *pyAnalysis) attributeReadIn(name string) bool {
 		}
 		if n.Kind() == "attribute" {
 			if f := n.ChildByFieldName("attribute"); f != nil && a.text(f) == name && !isStoreTarget(n) && !a.libraryMethodCall(n) &&
-				!a.inUncalledMethod(n) && a.needsContents(n, 0) &&
+				!a.inUncalledMethod(n) && !a.readAfterFill(n) && a.needsContents(n, 0) &&
 				!a.onwardShown(n) && !a.returnedShown(n) && !a.onlyRecorded(n, name) {
 				needed = true
 				return

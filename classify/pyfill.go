@@ -35,6 +35,13 @@ func (a *pyAnalysis) fillWindow(fill, scope *sitter.Node, name string) (window [
 	if scope == nil || scope.Kind() != "function_definition" || !a.bindsFresh(scope, name) {
 		return nil, false
 	}
+	return a.fillWindowIn(fill, scope)
+}
+
+// fillWindowIn is fillWindow once the container (or object) is known to
+// be the function's own: the innermost loop of scope around fill, or the
+// closure around it and the statements that name it.
+func (a *pyAnalysis) fillWindowIn(fill, scope *sitter.Node) (window []*sitter.Node, ok bool) {
 	var loop, closure *sitter.Node
 	for p := fill.Parent(); p != nil && !sameNode(p, scope); p = p.Parent() {
 		switch p.Kind() {

@@ -1,9 +1,6 @@
 package classify
 
-import (
-	"strings"
-	"testing"
-)
+import "testing"
 
 // meterStr is a meter in the style of many training scripts: __str__
 // formats its state with % over a tuple; sync() would send the total to
@@ -20,6 +17,12 @@ const spikeWatch = "class SpikeWatch:\n    def __init__(self):\n        self.las
 	"    def push(self, v):\n        self.last = float(v)  # <-\n        if self.avg is None:\n            self.avg = self.last\n" +
 	"        self.ratio = self.last / max(self.avg, 1e-9)\n        self.avg = 0.9 * self.avg + 0.1 * self.last\n" +
 	"    @property\n    def high(self):\n        return self.ratio > 4.0\n\n"
+
+// bestKeeper keeps the lowest value it is handed; measure runs a step
+// function three times.
+const bestKeeper = "class Best:\n    def __init__(self):\n        self.best = 1e9\n" +
+	"    def update(self, v):\n        if v < self.best:\n            self.best = v\n" +
+	"def measure(step):\n    for i in range(3):\n        step(i)\n"
 
 // TestPyUseIdioms: idioms of ordinary training scripts that stop 29 follows
 // (docs/classifier.md "Stop 29"): each case is a new pattern, not a copy
@@ -63,20 +66,15 @@ func TestPyUseIdioms(t *testing.T) {
 		{"a pair unpacked from tolist into attributes, their ratio asserted", "class Pair:\n    def __init__(self):\n        self.a = None\n        self.b = None\n" +
 			"    def put(self, p):\n        self.a, self.b = p.tolist()  # <-\n        r = self.a / self.b\n        assert r < 10\n" +
 			"def f(xs):\n    q = Pair()\n    for x in xs:\n        q.put(x)\n", tol, UseBranch},
+		{"a best tested only once the step loop is over", bestKeeper +
+			"def main(x, model):\n    b = Best()\n    def step(i):\n        b.update(x.sum().item())  # <-\n    measure(step)\n    if b.best < 0.5:\n        torch.save(model, 'good.pt')\n", item, UseLog},
+		{"the same best tested inside the step", bestKeeper +
+			"def main(x, opt):\n    b = Best()\n    def step(i):\n        b.update(x.sum().item())  # <-\n        if b.best < 0.5:\n            return\n        opt.step()\n    measure(step)\n", item, UseBranch},
+		{"the same best tested after the loop, inside an outer loop that steps again", bestKeeper +
+			"def main(x, opt):\n    b = Best()\n    def step(i):\n        b.update(x.sum().item())  # <-\n    for epoch in range(3):\n        measure(step)\n        if b.best < 0.5:\n            opt.step()\n", item, UseBranch},
 	}
 	for _, tc := range cases {
-		line := 0
-		for i, l := range strings.Split(tc.src, "\n") {
-			if strings.Contains(l, "# <-") {
-				line = i + 1
-			}
-		}
-		out, parsed := pyUse([]byte(tc.src), line, tc.rd, onlyFile)
-		if !parsed {
-			t.Errorf("%s: does not parse", tc.name)
-			continue
-		}
-		if out.use != tc.use {
+		if out, ok := pyUseMarked(t, tc.name, tc.src, tc.rd); ok && out.use != tc.use {
 			t.Errorf("%s: use %v; want %v", tc.name, out.use, tc.use)
 		}
 	}

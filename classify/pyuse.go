@@ -141,6 +141,7 @@ type pyAnalysis struct {
 	pureDepth   int             // methods followed to tell whether they only compute (pypure.go)
 	budget      *int            // steps left to the query, shared with the analyses of other files (spend)
 	uncalled    map[uint]bool   // methods no code calls, by their def's first byte (pydead.go)
+	unusedTop   map[uint]bool   // a module's top-level definitions no code names, likewise
 	deciding    map[string]bool // attributes and methods whose reads are being asked whether they decide (pyelsewhere.go)
 }
 

@@ -250,21 +250,29 @@ func TestPyUse(t *testing.T) {
 		{"stored, dict logged", "def f(x, log):\n    m = {}\n    m['n'] = x.item()  # <-\n    log.info('%s', m)\n", item, UseLog, false},
 	}
 	for _, tc := range cases {
-		line := 0
-		for i, l := range strings.Split(tc.src, "\n") {
-			if strings.Contains(l, "# <-") {
-				line = i + 1
-			}
-		}
-		out, parsed := pyUse([]byte(tc.src), line, tc.rd, onlyFile)
-		if !parsed {
-			t.Errorf("%s: does not parse", tc.name)
-			continue
-		}
-		if out.use != tc.use || out.returned != tc.returned {
+		out, ok := pyUseMarked(t, tc.name, tc.src, tc.rd)
+		if ok && (out.use != tc.use || out.returned != tc.returned) {
 			t.Errorf("%s: use %v returned %v; want %v, %v", tc.name, out.use, out.returned, tc.use, tc.returned)
 		}
 	}
+}
+
+// pyUseMarked runs pyUse, as a program of one file, on the read of the
+// line marked "# <-"; ok is false (and the test failed) when src does not
+// parse.
+func pyUseMarked(t *testing.T, name, src string, rd pyRead) (out pyOutcome, ok bool) {
+	t.Helper()
+	line := 0
+	for i, l := range strings.Split(src, "\n") {
+		if strings.Contains(l, "# <-") {
+			line = i + 1
+		}
+	}
+	out, parsed := pyUse([]byte(src), line, rd, onlyFile)
+	if !parsed {
+		t.Errorf("%s: does not parse", name)
+	}
+	return out, parsed
 }
 
 // TestPyUseUnparsed: a file that does not parse leaves the regexes to try.

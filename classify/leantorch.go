@@ -1,12 +1,15 @@
 package classify
 
-// The hyperparameters of a torch optimizer's parameter groups
-// (`opt.param_groups[0]["lr"]`, `for g in opt.param_groups: g["lr"]`):
-// Python numbers, as the optimizer's constructor was handed them, unless
-// the program hands it a tensor (`lr=torch.tensor(0.01)`, which torch
-// allows) or stores one into a group. Reading the learning rate to log it
-// or to compute the next one is common in training scripts; without this
-// every such read "may be a CUDA tensor" to the program matcher.
+// Facts of torch's API the program matcher's type questions need
+// (leangpu.go). The hyperparameters of an optimizer's parameter groups
+// (`opt.param_groups[0]["lr"]`, `for g in opt.param_groups: g["lr"]`)
+// are Python numbers, as the optimizer's constructor was handed them,
+// unless the program hands it a tensor (`lr=torch.tensor(0.01)`, which
+// torch allows) or stores one into a group: reading the learning rate to
+// log it or to compute the next one is common in training scripts. And a
+// factory (`torch.tensor(list(vals))`, `torch.zeros(n)`) makes its tensor
+// on the default device, the CPU, unless handed a device, made of a CUDA
+// tensor, or the program changes the default.
 
 import (
 	"strings"
@@ -134,4 +137,44 @@ func cutLast(s, sep string) (before, after string, found bool) {
 		return s[:i], s[i+len(sep):], true
 	}
 	return s, "", false
+}
+
+// cpuFactories are torch's functions that make a tensor on the default
+// device, or compute one on their inputs' device.
+var cpuFactories = map[string]bool{"tensor": true, "as_tensor": true, "from_numpy": true, "zeros": true, "ones": true,
+	"empty": true, "full": true, "arange": true, "linspace": true, "logspace": true, "randn": true, "rand": true,
+	"randint": true, "randperm": true, "eye": true, "stack": true, "cat": true}
+
+// toDevice are the tensor methods that may move a tensor to the GPU.
+var toDevice = map[string]bool{"cuda": true, "to": true, "type": true, "new_tensor": true, "new_zeros": true,
+	"new_ones": true, "new_empty": true, "new_full": true}
+
+// cpuFactory says whether torch.name(args) makes its tensor on the CPU
+// when no argument is one on the GPU: obj is the torch module itself, no
+// `device=` is given, and no file of the program changes torch's default
+// device (set_default_device, set_default_tensor_type, `with
+// torch.device(...)`).
+func (g *gpuTyper) cpuFactory(pf *parsedFile, obj *sitter.Node, name string, args *sitter.Node) bool {
+	if !cpuFactories[name] || obj == nil || obj.Kind() != "identifier" || pf.imports[pf.text(obj)] != "torch" {
+		return false
+	}
+	for i := uint(0); args != nil && i < args.NamedChildCount(); i++ {
+		if a := args.NamedChild(i); a.Kind() == "keyword_argument" && a.ChildByFieldName("name") != nil && pf.text(a.ChildByFieldName("name")) == "device" {
+			return false
+		}
+	}
+	return !g.defaultDeviceSet()
+}
+
+// defaultDeviceSet says whether some file of the program may change the
+// device torch makes tensors on by default.
+func (g *gpuTyper) defaultDeviceSet() bool {
+	for _, f := range g.prog.files {
+		src := string(f.src)
+		if strings.Contains(src, "set_default_device") || strings.Contains(src, "set_default_tensor_type") ||
+			strings.Contains(src, "with torch.device") || strings.Contains(src, "DeviceMode") {
+			return true
+		}
+	}
+	return false
 }

@@ -1,0 +1,55 @@
+package classify
+
+// Reads after the loop of an object's attributes (docs/classifier.md
+// "Read once the loop is over"): an object of the program's class made in
+// a function (`tracker = BestTracker()`), handed values inside a loop of
+// that function or inside a step function a statement of it calls
+// (`measure(step)`), whose attribute the function reads only after that
+// loop or those statements (`if tracker.best < 0.5:` after
+// `measure(step)`), needs none of those values while they are stored: the
+// last could be read once, after the loop. The window is pyfill.go's, with
+// the object in place of a fresh container: every use of the object that
+// is not a plain attribute read (a method called on it, the object handed
+// to a function) may store into it, and each must have a bounded window
+// the read lies outside of.
+
+import sitter "github.com/tree-sitter/go-tree-sitter"
+
+// readAfterFill says whether n, an attribute read `obj.attr`, runs only
+// once every store into obj in the function that makes it is over.
+func (a *pyAnalysis) readAfterFill(n *sitter.Node) bool {
+	obj := n.ChildByFieldName("object")
+	if obj == nil || obj.Kind() != "identifier" || isStoreTarget(n) {
+		return false
+	}
+	name := a.text(obj)
+	scope := a.definingScope(obj, name)
+	if scope == nil || scope.Kind() != "function_definition" {
+		return false
+	}
+	if b, cls := a.boundClass(scope, name); b == nil || cls == nil {
+		return false // not one object of the program's class, made here
+	}
+	fills := 0
+	after := true
+	a.uses(scope, name, func(u *sitter.Node) {
+		if !after || a.plainRead(u) {
+			return
+		}
+		fills++
+		window, ok := a.fillWindowIn(u, scope)
+		after = ok && !within(n, window)
+	})
+	return after && fills > 0
+}
+
+// plainRead says whether the use u of an object only reads an attribute
+// of it (`obj.best`, not `obj.update(v)`, not `f(obj)`).
+func (a *pyAnalysis) plainRead(u *sitter.Node) bool {
+	p := u.Parent()
+	if p == nil || p.Kind() != "attribute" || !sameNode(p.ChildByFieldName("object"), u) || isStoreTarget(p) {
+		return false
+	}
+	call := p.Parent()
+	return call == nil || call.Kind() != "call" || !sameNode(call.ChildByFieldName("function"), p)
+}
