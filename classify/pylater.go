@@ -33,14 +33,27 @@ func (a *pyAnalysis) readAfterFill(n *sitter.Node) bool {
 	fills := 0
 	after := true
 	a.uses(scope, name, func(u *sitter.Node) {
-		if !after || a.plainRead(u) {
-			return
+		if !after || a.plainRead(u) || runsOnce(u, scope) {
+			return // a read, or a call that runs once (`h.reset()` before the loop, `h.close()` after it): no fill while it runs
 		}
 		fills++
 		window, ok := a.fillWindowIn(u, scope)
 		after = ok && !within(n, window)
 	})
 	return after && fills > 0
+}
+
+// runsOnce says whether n lies in scope's own code outside every loop and
+// every nested function or lambda: it runs once per call of scope.
+func runsOnce(n, scope *sitter.Node) bool {
+	for p := n.Parent(); p != nil && !sameNode(p, scope); p = p.Parent() {
+		switch p.Kind() {
+		case "for_statement", "while_statement", "function_definition", "lambda", "list_comprehension",
+			"set_comprehension", "dictionary_comprehension", "generator_expression":
+			return false
+		}
+	}
+	return true
 }
 
 // plainRead says whether the use u of an object only reads an attribute
