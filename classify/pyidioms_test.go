@@ -70,6 +70,8 @@ func TestPyUseIdioms(t *testing.T) {
 			"def main(x, model):\n    b = Best()\n    def step(i):\n        b.update(x.sum().item())  # <-\n    measure(step)\n    if b.best < 0.5:\n        torch.save(model, 'good.pt')\n", item, UseLog},
 		{"a best seeded once before the loop, tested only after it", bestKeeper +
 			"def main(x, model):\n    b = Best()\n    b.update(9.0)\n    def step(i):\n        b.update(x.sum().item())  # <-\n    measure(step)\n    if b.best < 0.5:\n        torch.save(model, 'good.pt')\n", item, UseLog},
+		{"a best handed elsewhere too is not taken as read after its fills", bestKeeper +
+			"def main(x, model):\n    b = Best()\n    keep = [b]\n    def step(i):\n        b.update(x.sum().item())  # <-\n    measure(step)\n    if b.best < 0.5:\n        torch.save(model, 'good.pt')\n", item, UseBranch},
 		{"the same best tested inside the step", bestKeeper +
 			"def main(x, opt):\n    b = Best()\n    def step(i):\n        b.update(x.sum().item())  # <-\n        if b.best < 0.5:\n            return\n        opt.step()\n    measure(step)\n", item, UseBranch},
 		{"the same best tested after the loop, inside an outer loop that steps again", bestKeeper +

@@ -8,10 +8,11 @@ package classify
 // loop or those statements (`if tracker.best < 0.5:` after
 // `measure(step)`), needs none of those values while they are stored: the
 // last could be read once, after the loop. The window is pyfill.go's, with
-// the object in place of a fresh container: every use of the object that
-// is not a plain attribute read (a method called on it, the object handed
-// to a function) may store into it, and each must have a bounded window
-// the read lies outside of.
+// the object in place of a fresh container: every use of the object must
+// be a plain attribute read or a method called on it (an object handed
+// elsewhere, `cbs = [tracker]`, may be filled under another name), and
+// each method call inside a loop or a step function may store into it and
+// must have a bounded window the read lies outside of.
 
 import sitter "github.com/tree-sitter/go-tree-sitter"
 
@@ -33,6 +34,10 @@ func (a *pyAnalysis) readAfterFill(n *sitter.Node) bool {
 	fills := 0
 	after := true
 	a.uses(scope, name, func(u *sitter.Node) {
+		if after && !a.plainRead(u) && !a.methodCalled(u) {
+			after = false // handed elsewhere (`cbs = [tracker]`, `run(step, tracker)`): its other names are not followed
+			return
+		}
 		if !after || a.plainRead(u) || runsOnce(u, scope) {
 			return // a read, or a call that runs once (`h.reset()` before the loop, `h.close()` after it): no fill while it runs
 		}
@@ -41,6 +46,17 @@ func (a *pyAnalysis) readAfterFill(n *sitter.Node) bool {
 		after = ok && !within(n, window)
 	})
 	return after && fills > 0
+}
+
+// methodCalled says whether the use u of an object is the receiver of a
+// method call (`obj.update(v)`).
+func (a *pyAnalysis) methodCalled(u *sitter.Node) bool {
+	p := u.Parent()
+	if p == nil || p.Kind() != "attribute" || !sameNode(p.ChildByFieldName("object"), u) {
+		return false
+	}
+	call := p.Parent()
+	return call != nil && call.Kind() == "call" && sameNode(call.ChildByFieldName("function"), p)
 }
 
 // runsOnce says whether n lies in scope's own code outside every loop and
