@@ -143,6 +143,9 @@ var heldOutRounds = []heldOutRound{
 	{"ps27_", []string{}}, // scored from exports not committed: the fixtures' size budget
 	{"ps28_", []string{}}, // likewise
 	{"ps29_", []string{}}, // likewise
+	{"ps30_", []string{}}, // likewise
+	{"ps31_", []string{}}, // likewise
+	{"ps32_", []string{}}, // likewise
 }
 
 // heldOutModes are the capture modes of a held-out program; nil for the

@@ -262,6 +262,8 @@ func (g *gpuTyper) callsOf(pf *parsedFile, def *sitter.Node) (calls []programCal
 		case p != nil && (p.Kind() == "function_definition" || p.Kind() == "class_definition") && sameNode(p.ChildByFieldName("name"), n):
 		case p != nil && p.Kind() == "call" && sameNode(p.ChildByFieldName("function"), n):
 			calls = append(calls, programCall{f, p})
+		case p != nil && p.Kind() == "attribute" && g.prog.otherClassRef(f, p, fname, pf, cls):
+			// `self.median` inside a class that defines median itself: its own
 		case p != nil && p.Kind() == "attribute" && sameNode(p.ChildByFieldName("attribute"), n) && cls == nil &&
 			(p.Parent() == nil || p.Parent().Kind() != "call" || !sameNode(p.Parent().ChildByFieldName("function"), p)):
 			// an attribute of that name (`m.step`) read: not a function

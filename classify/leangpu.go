@@ -35,7 +35,10 @@ var pyScalarMethods = map[string]bool{"item": true, "tolist": true, "numpy": tru
 var torchPyCalls = map[string]bool{"device": true, "finfo": true, "iinfo": true, "is_available": true,
 	"device_count": true, "current_device": true, "get_device_name": true, "get_default_dtype": true, "Size": true,
 	// torch.distributed's questions about the process group
-	"is_initialized": true, "get_rank": true, "get_world_size": true, "is_nccl_available": true}
+	"is_initialized": true, "get_rank": true, "get_world_size": true, "is_nccl_available": true,
+	// questions about a value or torch's state: Python bools and ints
+	"is_tensor": true, "is_storage": true, "is_floating_point": true, "is_complex": true, "numel": true,
+	"is_grad_enabled": true, "is_inference_mode_enabled": true, "are_deterministic_algorithms_enabled": true}
 
 // pyScalarAttrs are tensor attributes that hold Python values.
 var pyScalarAttrs = map[string]bool{"shape": true, "ndim": true, "dtype": true, "device": true, "is_cuda": true,
@@ -167,6 +170,9 @@ func (g *gpuTyper) callMaybeGPU(pf *parsedFile, call *sitter.Node) bool {
 	switch {
 	case !method && pyScalarCalls[name]:
 		return false
+	case !method && name == "deque":
+		held, ok := argumentFor(pf, call, 0, "iterable")
+		return !ok || g.maybeGPU(pf, held) // its maxlen is a size, not held
 	case !method && (passThroughCalls[name] || g.builtinAlias(pf, fn, passThroughCalls)):
 		return anyArg() // `pick = min if lowest else max; pick(...)` too
 	case method && pyScalarMethods[name]:
@@ -205,37 +211,6 @@ func (g *gpuTyper) callMaybeGPU(pf *parsedFile, call *sitter.Node) bool {
 	return true
 }
 
-// builtinAlias says whether fn is a variable every binding of which is
-// one of the builtins set names, or a conditional expression picking
-// between them (`pick = min if mode == "min" else max`).
-func (g *gpuTyper) builtinAlias(pf *parsedFile, fn *sitter.Node, set map[string]bool) bool {
-	if fn == nil || fn.Kind() != "identifier" {
-		return false
-	}
-	scope := bindingScope(pf, fn, pf.text(fn))
-	if scope == nil {
-		return false
-	}
-	var builtin func(v *sitter.Node) bool
-	builtin = func(v *sitter.Node) bool {
-		switch {
-		case v == nil:
-			return false
-		case v.Kind() == "identifier":
-			return set[pf.text(v)] && bindingScope(pf, v, pf.text(v)) == nil && paramOf(pf, v, pf.text(v)) == nil
-		case v.Kind() == "conditional_expression" && v.NamedChildCount() == 3:
-			return builtin(v.NamedChild(0)) && builtin(v.NamedChild(2))
-		}
-		return false
-	}
-	all, seen := true, false
-	g.bindings(pf, scope, pf.text(fn), func(v *sitter.Node, loop bool) {
-		seen = true
-		all = all && !loop && builtin(v)
-	})
-	return seen && all
-}
-
 // returnsMaybeGPU answers for what a program function returns.
 func (g *gpuTyper) returnsMaybeGPU(def programDef) bool {
 	return g.keyed("return:"+def.file.path+":"+itoa(int(def.node.StartByte())), func() bool {
@@ -262,9 +237,15 @@ func (g *gpuTyper) nameMaybeGPU(pf *parsedFile, id *sitter.Node) bool {
 	if g.isModule(pf, id) || g.prog.function(name) != nil || pyScalarCalls[name] || passThroughCalls[name] {
 		return false
 	}
+	if g.narrowed(pf, id, name) {
+		return false // `if isinstance(v, torch.Tensor): v = v.item()` before it (pynarrow.go)
+	}
 	scope := bindingScope(pf, id, name)
 	if scope == nil {
 		if def := paramOf(pf, id, name); def != nil {
+			if body := def.ChildByFieldName("body"); body != nil && scopeBinds(pf, body, name) && g.boundMaybeGPU(pf, body, name) {
+				return true // a parameter bound again in its function (`n = n.cuda()`)
+			}
 			return g.paramMaybeGPU(pf, def, name)
 		}
 		if from, ok := g.importedFrom(pf, name); ok {

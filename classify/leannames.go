@@ -111,3 +111,34 @@ func paramIndex(pf *parsedFile, fn *sitter.Node, name string) int {
 	}
 	return -1
 }
+
+// builtinAlias says whether fn is a variable every binding of which is
+// one of the builtins set names, or a conditional expression picking
+// between them (`pick = min if mode == "min" else max`).
+func (g *gpuTyper) builtinAlias(pf *parsedFile, fn *sitter.Node, set map[string]bool) bool {
+	if fn == nil || fn.Kind() != "identifier" {
+		return false
+	}
+	scope := bindingScope(pf, fn, pf.text(fn))
+	if scope == nil {
+		return false
+	}
+	var builtin func(v *sitter.Node) bool
+	builtin = func(v *sitter.Node) bool {
+		switch {
+		case v == nil:
+			return false
+		case v.Kind() == "identifier":
+			return set[pf.text(v)] && bindingScope(pf, v, pf.text(v)) == nil && paramOf(pf, v, pf.text(v)) == nil
+		case v.Kind() == "conditional_expression" && v.NamedChildCount() == 3:
+			return builtin(v.NamedChild(0)) && builtin(v.NamedChild(2))
+		}
+		return false
+	}
+	all, seen := true, false
+	g.bindings(pf, scope, pf.text(fn), func(v *sitter.Node, loop bool) {
+		seen = true
+		all = all && !loop && builtin(v)
+	})
+	return seen && all
+}

@@ -63,6 +63,8 @@ type programTrees struct {
 	foreign string
 	// othersOf: others' answers, by path.
 	othersOf map[string]otherFiles
+	// live: the modules' top-level definitions running code names (pylive.go).
+	live map[string]bool
 }
 
 // function returns the program's one function named name; nil when there

@@ -82,6 +82,9 @@ type scopeIndex struct {
 	binds    map[string]bool      // names bound here (assigned, looped over, defined)
 	declared map[string]bool      // names declared global or nonlocal here
 	values   map[string][]binding // the values bound to each name, stores into it included
+	// sites: where each name is bound or stored into, by the first byte
+	// of the binding's node (the assignment, loop, call or definition).
+	sites map[string][]uint
 }
 
 // scopeIndex returns the index of a scope of the file, built on first use.
@@ -89,16 +92,21 @@ func (pf *parsedFile) scopeIndex(scope *sitter.Node) *scopeIndex {
 	if ix := pf.scopes[scope.StartByte()]; ix != nil {
 		return ix
 	}
-	ix := &scopeIndex{binds: map[string]bool{}, declared: map[string]bool{}, values: map[string][]binding{}}
+	ix := &scopeIndex{binds: map[string]bool{}, declared: map[string]bool{}, values: map[string][]binding{},
+		sites: map[string][]uint{}}
+	var at uint // the binding node being indexed
+	site := func(name string) { ix.sites[name] = append(ix.sites[name], at) }
 	add := func(target *sitter.Node, value *sitter.Node, loop, bound bool) {
 		for _, name := range namesIn(pf, target) {
 			if bound {
 				ix.binds[name] = true
 			}
 			ix.values[name] = append(ix.values[name], binding{value, loop})
+			site(name)
 		}
 	}
 	walkOwn(scope, func(n *sitter.Node) {
+		at = n.StartByte()
 		switch n.Kind() {
 		case "global_statement", "nonlocal_statement":
 			for _, name := range namesIn(pf, n) {
@@ -118,10 +126,12 @@ func (pf *parsedFile) scopeIndex(scope *sitter.Node) *scopeIndex {
 			if en, ok := enumerated(pf, iter); ok {
 				if first := firstTarget(left); first != nil {
 					ix.binds[pf.text(first)] = true // enumerate's count: a Python int
+					site(pf.text(first))
 					for _, name := range namesIn(pf, left) {
 						if name != pf.text(first) {
 							ix.binds[name] = true
 							ix.values[name] = append(ix.values[name], binding{en, true})
+							site(name)
 						}
 					}
 					return
@@ -136,6 +146,7 @@ func (pf *parsedFile) scopeIndex(scope *sitter.Node) *scopeIndex {
 		case "function_definition", "class_definition":
 			if nm := n.ChildByFieldName("name"); nm != nil {
 				ix.binds[pf.text(nm)] = true
+				site(pf.text(nm))
 			}
 		case "call":
 			fnode := n.ChildByFieldName("function")

@@ -1,6 +1,9 @@
 package classify
 
-import "testing"
+import (
+	"fmt"
+	"testing"
+)
 
 // TestProgramTypesIdioms: values the program matcher now knows are no
 // CUDA tensors (leangpu.go, leantorch.go, leanclass.go) and places it
@@ -57,6 +60,21 @@ func TestProgramTypesIdioms(t *testing.T) {
 			"    def add(self, v):\n        self.total += v\n    def sync(self):\n        if not dist.is_initialized():\n            return\n        t = torch.tensor([self.total], device='cuda')\n        if t.item() > 0:\n            self.total = 0.0\n" +
 			"class Logger:\n    def __init__(self):\n        self.m = Meter()\n    def sync(self):\n        self.m.sync()\n" +
 			"x = torch.randn(4, device='cuda')\nlog = Logger()\nfor i in range(3):\n    log.m.add(i)\n    print(x.sum().item())\n"}, 4, "false/logging"},
+		{"self.avg inside a class that defines avg is its own", map[string]string{"prog.py": fmt.Sprintf("import torch\nclass Hist:\n    def __init__(self):\n        self.d = []\n    def put(self, v):\n        self.d.append(v)\n    def avg(self, w):\n        return sum(self.d[-w:])\n"+
+			"class Meter%s:\n    def __init__(self):\n        self.last = 0.0\n    @property\n    def avg(self):\n        return self.last\n    def show(self, v):\n        self.last = v\n        print('%%.3f' %% self.avg)\n"+
+			"x = torch.randn(4, device='cuda')\nh = Hist()\nm = Meter()\nfor i in range(3):\n    h.put(i)\n    m.show(x.sum().item())\n", "")}, 4, "false/logging"},
+		{"the same when that class derives from the other", map[string]string{"prog.py": fmt.Sprintf("import torch\nclass Hist:\n    def __init__(self):\n        self.d = []\n    def put(self, v):\n        self.d.append(v)\n    def avg(self, w):\n        return sum(self.d[-w:])\n"+
+			"class Meter%s:\n    def __init__(self):\n        self.last = 0.0\n    @property\n    def avg(self):\n        return self.last\n    def show(self, v):\n        self.last = v\n        print('%%.3f' %% self.avg)\n"+
+			"x = torch.randn(4, device='cuda')\nh = Hist()\nm = Meter()\nfor i in range(3):\n    h.put(i)\n    m.show(x.sum().item())\n", "(Hist)")}, 4, ""},
+		{"a helper only an unused helper calls is dead with it", map[string]string{"_u.py": "import torch\ndef to_py(v):\n    if v.dim() == 0:\n        return v.item()\n    return v.tolist()\n" +
+			"def reduce_all(d):\n    return {k: to_py(t) for k, t in d.items()}\n",
+			"prog.py": "import torch\nimport _u\nx = torch.randn(4, device='cuda')\nfor i in range(3):\n    print(x.sum().item())\n"}, 4, "false/logging"},
+		{"the same helper reached from the script", map[string]string{"_u.py": "import torch\ndef to_py(v):\n    if v.dim() == 0:\n        return v.item()\n    return v.tolist()\n" +
+			"def reduce_all(d):\n    return {k: to_py(t) for k, t in d.items()}\n",
+			"prog.py": "import torch\nimport _u\nx = torch.randn(4, device='cuda')\nfor i in range(3):\n    print(x.sum().item())\n    if i == 2:\n        r = _u.reduce_all({'x': x})\n"}, 4, ""},
+		{"a deque's maxlen is no value it holds", map[string]string{"prog.py": "import torch\nfrom collections import defaultdict, deque\nclass Win:\n    def __init__(self, size=5):\n        self.d = deque(maxlen=size)\n" +
+			"    def put(self, v):\n        self.d.append(v)\n    def top(self):\n        return max(self.d)\n" +
+			"x = torch.randn(4, device='cuda')\nwins = defaultdict(Win)\nfor i in range(3):\n    wins['a'].put(i)\n    print(x.sum().item())\n    if wins['a'].top() > 1:\n        print('high')\n"}, 4, "false/logging"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) { checkAgreeing(t, c.files, c.bytes, c.want) })

@@ -36,6 +36,8 @@ func (a *pyAnalysis) callUse(call *sitter.Node) int {
 		return int(UseLog)
 	case shapeCalls[name]:
 		return int(UseShape)
+	case method && name == "step" && a.plateauScheduler(fn.ChildByFieldName("object")):
+		return int(UseBranch) // the metric decides the learning rate of the steps after it
 	case !method && throughCalls[name], method && name == "format", method && mathModules[obj] && mathFunctions[name],
 		method && textModules[obj] && name == "dumps":
 		return useThrough
@@ -135,4 +137,24 @@ func literalString(text func(*sitter.Node) string, n *sitter.Node) string {
 		return ""
 	}
 	return inner
+}
+
+// plateauScheduler says whether obj is a variable every binding of which
+// is torch's ReduceLROnPlateau: its step(metric) compares the metric with
+// its best and lowers the learning rate the optimizer's later steps use.
+func (a *pyAnalysis) plateauScheduler(obj *sitter.Node) bool {
+	if obj == nil || obj.Kind() != "identifier" {
+		return false
+	}
+	name := a.text(obj)
+	values, ok := a.boundValues(a.definingScope(obj, name), name)
+	for _, v := range values {
+		if v == nil || v.Kind() != "call" {
+			return false
+		}
+		if fn, _ := a.callName(v.ChildByFieldName("function")); fn != "ReduceLROnPlateau" {
+			return false
+		}
+	}
+	return ok && len(values) > 0
 }

@@ -80,12 +80,13 @@ func (a *pyAnalysis) uncalledMethod(def *sitter.Node) bool {
 	if v, ok := a.uncalled[def.StartByte()]; ok {
 		return v
 	}
-	named := a.namesInCode(a.root, name, def)
+	owner := methodOwner{file: a.others.self, cls: cls}
+	named := a.namesInCode(a.root, name, def, owner)
 	for _, f := range a.others.files {
 		if named {
 			break
 		}
-		named = a.analysisOf(f).namesInCode(f.root, name, def)
+		named = a.analysisOf(f).namesInCode(f.root, name, def, owner)
 	}
 	a.uncalled[def.StartByte()] = !named
 	return !named
@@ -94,7 +95,7 @@ func (a *pyAnalysis) uncalledMethod(def *sitter.Node) bool {
 // namesInCode says whether code under n, outside skip (the method itself: its own recursion calls it from nowhere), names name: an
 // identifier, or a string that holds it as a word (getattr(m, "name"),
 // a registry's key). Comments and docstrings are not code.
-func (a *pyAnalysis) namesInCode(n *sitter.Node, name string, skip *sitter.Node) bool {
+func (a *pyAnalysis) namesInCode(n *sitter.Node, name string, skip *sitter.Node, owner methodOwner) bool {
 	found := false
 	var walk func(n *sitter.Node)
 	walk = func(n *sitter.Node) {
@@ -126,6 +127,16 @@ func (a *pyAnalysis) namesInCode(n *sitter.Node, name string, skip *sitter.Node)
 			}
 		case "string":
 			return // text is no code: only a lookup's literal names an attribute
+		case "keyword_argument":
+			if v := n.ChildByFieldName("value"); v != nil {
+				walk(v) // its name is a parameter's, not a reference
+			}
+			return
+		case "attribute":
+			if owner.file != nil && a.others.prog != nil && a.others.self != nil &&
+				a.others.prog.otherClassRef(a.others.self, n, name, owner.file, owner.cls) {
+				return // `self.name` of another class that defines it (pyclassref.go)
+			}
 		}
 		for i := uint(0); i < n.NamedChildCount(); i++ {
 			walk(n.NamedChild(i))
@@ -133,6 +144,12 @@ func (a *pyAnalysis) namesInCode(n *sitter.Node, name string, skip *sitter.Node)
 	}
 	walk(n)
 	return found
+}
+
+// methodOwner is the class of a method asked about, and its file.
+type methodOwner struct {
+	file *parsedFile
+	cls  *sitter.Node
 }
 
 // sameName says whether n defines a method of the name in a class that
@@ -147,7 +164,25 @@ func sameName(a *pyAnalysis, n *sitter.Node, name string) bool {
 		return false
 	}
 	cls := enclosingClass(n)
-	return cls != nil && n.Parent() != nil && n.Parent().Kind() != "decorated_definition" && a.ownBases(cls)
+	return cls != nil && n.Parent() != nil && (n.Parent().Kind() != "decorated_definition" || a.builtinDecorated(n.Parent())) &&
+		a.ownBases(cls)
+}
+
+// builtinDecorators wrap a method without registering it anywhere.
+var builtinDecorators = map[string]bool{"property": true, "staticmethod": true, "classmethod": true,
+	"cached_property": true, "functools.cached_property": true, "abstractmethod": true, "abc.abstractmethod": true}
+
+// builtinDecorated says whether every decorator of d is one of Python's
+// that only wraps the method (@property, @staticmethod, …): a property
+// named like a method is a definition of its own, not a reference.
+func (a *pyAnalysis) builtinDecorated(d *sitter.Node) bool {
+	for i := uint(0); i < d.NamedChildCount(); i++ {
+		c := d.NamedChild(i)
+		if c.Kind() == "decorator" && !builtinDecorators[strings.TrimSpace(strings.TrimPrefix(a.text(c), "@"))] {
+			return false
+		}
+	}
+	return true
 }
 
 // dynamicLookups look an attribute up by name: the place of the name
@@ -205,46 +240,4 @@ func walkLive(file *pyAnalysis, n *sitter.Node, fn func(*sitter.Node)) {
 	for i := uint(0); i < n.NamedChildCount(); i++ {
 		walkLive(file, n.NamedChild(i), fn)
 	}
-}
-
-// unusedDefinition says whether a top-level statement of a module is a
-// function or class definition whose name no other code of the program
-// mentions: not the other files, not the rest of its own (a module shared
-// by several scripts defines what one of them never runs).
-func (p *programTrees) unusedDefinition(pf *parsedFile, top *sitter.Node) bool {
-	def := top
-	if def.Kind() == "decorated_definition" {
-		return false // a decorator may register it
-	}
-	if def.Kind() != "function_definition" && def.Kind() != "class_definition" {
-		return false
-	}
-	nm := def.ChildByFieldName("name")
-	if nm == nil {
-		return false
-	}
-	name := pf.text(nm)
-	for _, other := range p.files {
-		if namesOutside(other, other.root, def, name) {
-			return false
-		}
-	}
-	return true
-}
-
-// namesOutside says whether an identifier named name occurs under n but
-// outside skip (strings and comments are no identifiers).
-func namesOutside(pf *parsedFile, n, skip *sitter.Node, name string) bool {
-	if sameNode(n, skip) {
-		return false
-	}
-	if n.Kind() == "identifier" {
-		return pf.text(n) == name
-	}
-	for i := uint(0); i < n.NamedChildCount(); i++ {
-		if namesOutside(pf, n.NamedChild(i), skip, name) {
-			return true
-		}
-	}
-	return false
 }

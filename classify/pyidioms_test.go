@@ -24,6 +24,9 @@ const bestKeeper = "class Best:\n    def __init__(self):\n        self.best = 1e
 	"    def update(self, v):\n        if v < self.best:\n            self.best = v\n" +
 	"def measure(step):\n    for i in range(3):\n        step(i)\n"
 
+// plateau is an optimizer and its ReduceLROnPlateau scheduler.
+const plateau = "import torch\nopt = torch.optim.SGD([torch.zeros(1)], lr=0.1)\nsched = torch.optim.lr_scheduler.ReduceLROnPlateau(opt)\n"
+
 // TestPyUseIdioms: idioms of ordinary training scripts that stop 29 follows
 // (docs/classifier.md "Stop 29"): each case is a new pattern, not a copy
 // of a held-out program.
@@ -76,6 +79,15 @@ func TestPyUseIdioms(t *testing.T) {
 			"def main(x, opt):\n    b = Best()\n    def step(i):\n        b.update(x.sum().item())  # <-\n        if b.best < 0.5:\n            return\n        opt.step()\n    measure(step)\n", item, UseBranch},
 		{"the same best tested after the loop, inside an outer loop that steps again", bestKeeper +
 			"def main(x, opt):\n    b = Best()\n    def step(i):\n        b.update(x.sum().item())  # <-\n    for epoch in range(3):\n        measure(step)\n        if b.best < 0.5:\n            opt.step()\n", item, UseBranch},
+		{"a metric handed to ReduceLROnPlateau's step sets the learning rate", plateau +
+			"def f(xs):\n    for x in xs:\n        m = float(x.mean())  # <-\n        print('%.3f' % m)\n        sched.step(m)\n", flt, UseBranch},
+		{"a step of another scheduler is no test of it", plateau +
+			"cos = torch.optim.lr_scheduler.CosineAnnealingLR(opt, 10)\ndef f(xs):\n    for x in xs:\n        m = float(x.mean())  # <-\n        print('%.3f' % m)\n        cos.step()\n", flt, UseLog},
+		{"a comprehension over a copy computes a list whose mean is printed", "import math\n" +
+			"def f(xs):\n    for x in xs:\n        pc = [v * 100 for v in x.tolist() if not math.isnan(v)]  # <-\n        print(sum(pc))\n", tol, UseLog},
+		{"the same list's mean handed to ReduceLROnPlateau", plateau + "import math\n" +
+			"def f(xs):\n    for x in xs:\n        pc = [v * 100 for v in x.tolist() if not math.isnan(v)]  # <-\n        sched.step(sum(pc))\n", tol, UseBranch},
+		{"a comprehension whose body calls out is not followed", "def f(xs, model):\n    for x in xs:\n        pc = [model.update(v) for v in x.tolist()]  # <-\n        print(pc)\n", tol, UseNone},
 	}
 	for _, tc := range cases {
 		if out, ok := pyUseMarked(t, tc.name, tc.src, tc.rd); ok && out.use != tc.use {

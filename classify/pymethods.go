@@ -102,12 +102,23 @@ func (a *pyAnalysis) selfClass(self *sitter.Node) *sitter.Node {
 // boundClass is the program's class of which every binding of name in
 // scope is a call (one at least), and the analysis of its file.
 func (a *pyAnalysis) boundClass(scope *sitter.Node, name string) (*pyAnalysis, *sitter.Node) {
-	if scope == nil {
+	calls, ok := a.boundValues(scope, name)
+	if !ok {
 		return nil, nil
+	}
+	return a.classOfCalls(calls)
+}
+
+// boundValues lists the values a scope assigns to name; ok is false when
+// name is also bound another way (a parameter, unpacked, a loop's target,
+// imported, declared global or nonlocal).
+func (a *pyAnalysis) boundValues(scope *sitter.Node, name string) ([]*sitter.Node, bool) {
+	if scope == nil {
+		return nil, false
 	}
 	if scope.Kind() == "function_definition" {
 		if params := scope.ChildByFieldName("parameters"); params != nil && a.declares(params, name) {
-			return nil, nil
+			return nil, false
 		}
 	}
 	declared := false
@@ -117,7 +128,7 @@ func (a *pyAnalysis) boundClass(scope *sitter.Node, name string) (*pyAnalysis, *
 		}
 	})
 	if declared {
-		return nil, nil
+		return nil, false
 	}
 	var calls []*sitter.Node
 	ok := true
@@ -135,10 +146,7 @@ func (a *pyAnalysis) boundClass(scope *sitter.Node, name string) (*pyAnalysis, *
 		}
 		calls = append(calls, p.ChildByFieldName("right"))
 	})
-	if !ok {
-		return nil, nil
-	}
-	return a.classOfCalls(calls)
+	return calls, ok
 }
 
 // storedClass is the program's class of which every store of self.field

@@ -98,3 +98,23 @@ func (a *pyAnalysis) computesOnly(block *sitter.Node, ret func(*sitter.Node) boo
 	}
 	return true
 }
+
+// comprehensionFree says whether a comprehension's parts other than the
+// iterable read (its body, key and value, conditions, other iterables)
+// are free of calls with effects (callFree): it only computes its result.
+func (a *pyAnalysis) comprehensionFree(comp, read *sitter.Node) bool {
+	for i := uint(0); i < comp.NamedChildCount(); i++ {
+		c := comp.NamedChild(i)
+		switch c.Kind() {
+		case "for_in_clause":
+			if r := c.ChildByFieldName("right"); r != nil && !sameNode(r, read) && !a.callFree(r) {
+				return false
+			}
+		default:
+			if !a.callFree(c) {
+				return false
+			}
+		}
+	}
+	return true
+}

@@ -146,7 +146,7 @@ func TestPyUse(t *testing.T) {
 		{"copy tested at once, through a method: not known", "def f(h):\n    v = h.cpu()  # <-\n    if v.abs().max() > 3:\n        pass\n", cp, UseNone, false},
 		{"copy tested at once", "def f(h):\n    v = h.cpu().numpy()  # <-\n    if v.any():\n        pass\n", cp, UseNone, false},
 		{"copy into an unknown call", "def f(h):\n    np.save('a.npy', h.cpu().numpy())  # <-\n", cp, UseNone, false},
-		{"copy iterated in a comprehension", "def f(h):\n    return [v for v in h.cpu()]  # <-\n", cp, UseNone, false},
+		{"copy iterated in a comprehension, returned", "def f(h):\n    return [v for v in h.cpu()]  # <-\n", cp, UseNone, true},
 		// A closure's container is looked for where it is bound.
 		{"closure list only printed", "def main():\n    kept = []\n    def step(x):\n        kept.append(x.item())  # <-\n    run(step)\n    print(len(kept))\n", item, UseLog, false},
 		{"closure list iterated by its owner after the calls", "def main():\n    kept = []\n    def step(x):\n        kept.append(x.item())  # <-\n    run(step)\n    for k in kept:\n        pass\n", item, UseLater, false},
@@ -221,7 +221,8 @@ func TestPyUse(t *testing.T) {
 		{"handed to a method whose result is tested", "class M:\n    def put(self, v):\n        return v > 3\ndef f(x):\n    m = M()\n    if m.put(x.item()):  # <-\n        x.mul_(0.5)\n", item, UseBranch, false},
 		{"a receiver bound to two classes is not followed", "class M:\n    def put(self, v):\n        print(v)\nclass K:\n    def put(self, v):\n        if v:\n            raise ValueError(v)\ndef f(x, a):\n    m = M()\n    if a:\n        m = K()\n    m.put(x.item())  # <-\n", item, UseNone, false},
 		{"a receiver handed in is not followed", "class M:\n    def put(self, v):\n        print(v)\ndef f(x, m):\n    m.put(x.item())  # <-\n", item, UseNone, false},
-		{"a library's object is not followed", "import torch\nclass M:\n    def step(self, v):\n        print(v)\ndef f(x, opt):\n    s = torch.optim.lr_scheduler.ReduceLROnPlateau(opt)\n    s.step(x.item())  # <-\n", item, UseNone, false},
+		{"a library's object is not followed into the program's method of that name (ReduceLROnPlateau's step decides)", "import torch\nclass M:\n    def step(self, v):\n        print(v)\ndef f(x, opt):\n    s = torch.optim.lr_scheduler.ReduceLROnPlateau(opt)\n    s.step(x.item())  # <-\n", item, UseBranch, false},
+		{"a library's object is not followed", "import torch\nclass M:\n    def step(self, v):\n        print(v)\ndef f(x, opt):\n    s = torch.optim.lr_scheduler.StepLR(opt, 3)\n    s.step(x.item())  # <-\n", item, UseNone, false},
 		{"self's method that a subclass overrides is not followed", "class M:\n    def put(self, v):\n        print(v)\n    def go(self, x):\n        self.put(x.item())  # <-\nclass K(M):\n    def put(self, v):\n        if v > 1:\n            raise ValueError(v)\n", item, UseNone, false},
 		{"an inherited method is not followed", "class B:\n    def put(self, v):\n        print(v)\nclass M(B):\n    pass\ndef f(x):\n    m = M()\n    m.put(x.item())  # <-\n", item, UseNone, false},
 		{"a staticmethod is not followed", "class M:\n    @staticmethod\n    def put(v):\n        print(v)\ndef f(x):\n    m = M()\n    m.put(x.item())  # <-\n", item, UseNone, false},
