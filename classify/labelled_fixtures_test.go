@@ -146,6 +146,7 @@ var heldOutRounds = []heldOutRound{
 	{"ps30_", []string{}}, // likewise
 	{"ps31_", []string{}}, // likewise
 	{"ps32_", []string{}}, // likewise
+	{"ps33_", []string{}}, // likewise
 }
 
 // heldOutModes are the capture modes of a held-out program; nil for the

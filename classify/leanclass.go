@@ -100,29 +100,40 @@ func (g *gpuTyper) attrMaybeGPU(cls *classDef, attr string) bool {
 func (g *gpuTyper) storedOutside(attr string) bool {
 	return g.keyed("outside:"+attr, func() bool {
 		gpu := false
-		for _, f := range g.prog.files {
-			if !mentionsAttribute(f.src, attr) {
-				continue
-			}
-			walkAll(f.root, func(n *sitter.Node) {
-				if gpu || n.Kind() != "attribute" || n.ChildByFieldName("attribute") == nil || f.text(n.ChildByFieldName("attribute")) != attr {
-					return
-				}
-				if obj := n.ChildByFieldName("object"); obj == nil || obj.Kind() == "identifier" && f.text(obj) == "self" {
-					return // the class's own stores: storedMaybeGPU
-				}
-				v, stored := storedValue(n)
-				if !stored {
-					return
-				}
-				if v == nil {
-					v = n.Parent().Parent().ChildByFieldName("right") // unpacked: an element of it
-				}
-				gpu = g.maybeGPU(f, v)
-			})
-		}
+		g.eachOutsideStore(attr, func(f *parsedFile, v *sitter.Node) bool {
+			gpu = g.maybeGPU(f, v)
+			return !gpu
+		})
 		return gpu
 	})
+}
+
+// eachOutsideStore calls fn with the value of every store of the program
+// into an attribute named attr of an object other than self (an element
+// of what is unpacked, for `a.x, a.y = pair`), until fn returns false.
+func (g *gpuTyper) eachOutsideStore(attr string, fn func(*parsedFile, *sitter.Node) bool) {
+	more := true
+	for _, f := range g.prog.files {
+		if !more || !mentionsAttribute(f.src, attr) {
+			continue
+		}
+		walkAll(f.root, func(n *sitter.Node) {
+			if !more || n.Kind() != "attribute" || n.ChildByFieldName("attribute") == nil || f.text(n.ChildByFieldName("attribute")) != attr {
+				return
+			}
+			if obj := n.ChildByFieldName("object"); obj == nil || obj.Kind() == "identifier" && f.text(obj) == "self" {
+				return // the class's own stores: storedMaybeGPU
+			}
+			v, stored := storedValue(n)
+			if !stored {
+				return
+			}
+			if v == nil {
+				v = n.Parent().Parent().ChildByFieldName("right") // unpacked: an element of it
+			}
+			more = fn(f, v)
+		})
+	}
 }
 
 // storedMaybeGPU says whether a method of the class stores into self.attr

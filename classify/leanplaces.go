@@ -184,6 +184,9 @@ func (f *placeFinder) tested(pf *parsedFile, c *sitter.Node) {
 // subscript adds an index or a slice bound taken from a value that may be
 // a tensor: a bound is a size; an index may be a mask or an int read back.
 func (f *placeFinder) subscript(pf *parsedFile, n *sitter.Node) {
+	if f.types.isDict(pf, n.ChildByFieldName("value"), 0) {
+		return // a mapping's key reads nothing back (pydict.go)
+	}
 	for i := uint(0); i < n.NamedChildCount(); i++ {
 		c := n.NamedChild(i)
 		if sameNode(c, n.ChildByFieldName("value")) {

@@ -75,6 +75,9 @@ func scopeBinds(pf *parsedFile, scope *sitter.Node, name string) bool {
 type binding struct {
 	value *sitter.Node
 	loop  bool
+	// stored: a value stored into the name's object (`d[k] = v`,
+	// `xs.append(v)`), which leaves the name bound as it was.
+	stored bool
 }
 
 // scopeIndex is what one scope's own statements bind, built once.
@@ -101,7 +104,7 @@ func (pf *parsedFile) scopeIndex(scope *sitter.Node) *scopeIndex {
 			if bound {
 				ix.binds[name] = true
 			}
-			ix.values[name] = append(ix.values[name], binding{value, loop})
+			ix.values[name] = append(ix.values[name], binding{value, loop, !bound})
 			site(name)
 		}
 	}
@@ -130,7 +133,7 @@ func (pf *parsedFile) scopeIndex(scope *sitter.Node) *scopeIndex {
 					for _, name := range namesIn(pf, left) {
 						if name != pf.text(first) {
 							ix.binds[name] = true
-							ix.values[name] = append(ix.values[name], binding{en, true})
+							ix.values[name] = append(ix.values[name], binding{en, true, false})
 							site(name)
 						}
 					}

@@ -72,6 +72,16 @@ func TestProgramTypesIdioms(t *testing.T) {
 		{"the same helper reached from the script", map[string]string{"_u.py": "import torch\ndef to_py(v):\n    if v.dim() == 0:\n        return v.item()\n    return v.tolist()\n" +
 			"def reduce_all(d):\n    return {k: to_py(t) for k, t in d.items()}\n",
 			"prog.py": "import torch\nimport _u\nx = torch.randn(4, device='cuda')\nfor i in range(3):\n    print(x.sum().item())\n    if i == 2:\n        r = _u.reduce_all({'x': x})\n"}, 4, ""},
+		{"a dict looked up by a key from values that may hold tensors reads nothing back", map[string]string{"prog.py": "import torch\nNAMES = {'loss': 'L', 'acc': 'A'}\n" +
+			"def show(metrics):\n    for k, v in metrics.items():\n        print(NAMES[k], v.item())\n" +
+			"x = torch.randn(4, device='cuda')\nfor i in range(3):\n    show({'loss': x.sum(), 'acc': x.mean()})\n"}, 4, "false/logging"},
+		{"the same lookup into a list may read its index back", map[string]string{"prog.py": "import torch\nNAMES = ['L', 'A']\n" +
+			"def show(metrics):\n    for k, v in metrics.items():\n        print(NAMES[k], v.item())\n" +
+			"x = torch.randn(4, device='cuda')\nfor i in range(3):\n    show({x.argmax(): x.sum()})\n"}, 4, ""},
+		{"a dict a function returns, handed to a helper, looked up by its keys", map[string]string{"prog.py": "import torch\n" +
+			"def evaluate(x):\n    return {'loss': x.sum(), 'acc': x.mean()}\n" +
+			"def show(metrics):\n    for k in list(metrics):\n        print(k, metrics[k].item())\n" +
+			"x = torch.randn(4, device='cuda')\nfor i in range(3):\n    show(evaluate(x))\n"}, 4, "false/logging"},
 		{"a deque's maxlen is no value it holds", map[string]string{"prog.py": "import torch\nfrom collections import defaultdict, deque\nclass Win:\n    def __init__(self, size=5):\n        self.d = deque(maxlen=size)\n" +
 			"    def put(self, v):\n        self.d.append(v)\n    def top(self):\n        return max(self.d)\n" +
 			"x = torch.randn(4, device='cuda')\nwins = defaultdict(Win)\nfor i in range(3):\n    wins['a'].put(i)\n    print(x.sum().item())\n    if wins['a'].top() > 1:\n        print('high')\n"}, 4, "false/logging"},

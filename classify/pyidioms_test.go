@@ -87,6 +87,12 @@ func TestPyUseIdioms(t *testing.T) {
 			"def f(xs):\n    for x in xs:\n        pc = [v * 100 for v in x.tolist() if not math.isnan(v)]  # <-\n        print(sum(pc))\n", tol, UseLog},
 		{"the same list's mean handed to ReduceLROnPlateau", plateau + "import math\n" +
 			"def f(xs):\n    for x in xs:\n        pc = [v * 100 for v in x.tolist() if not math.isnan(v)]  # <-\n        sched.step(sum(pc))\n", tol, UseBranch},
+		{"a function that only picks a record of constants to return", "import collections\nVerdict = collections.namedtuple('Verdict', 'code label')\nLABELS = {0: 'pass', 2: 'fail'}\n" +
+			"def verdict(v):\n    if v > 1.0:\n        return Verdict(2, LABELS[2])\n    return Verdict(0, LABELS[0])\n" +
+			"def f(xs):\n    for x in xs:\n        r = verdict(x.sum().item())  # <-\n        print(r.label)\n", item, UseLog},
+		{"the same record carrying the value itself", "import collections\nVerdict = collections.namedtuple('Verdict', 'code label')\n" +
+			"def verdict(v):\n    if v > 1.0:\n        return Verdict(v, 'fail')\n    return Verdict(0, 'pass')\n" +
+			"def f(xs):\n    for x in xs:\n        r = verdict(x.sum().item())  # <-\n        print(r.label)\n", item, UseBranch},
 		{"a comprehension whose body calls out is not followed", "def f(xs, model):\n    for x in xs:\n        pc = [model.update(v) for v in x.tolist()]  # <-\n        print(pc)\n", tol, UseNone},
 	}
 	for _, tc := range cases {

@@ -106,6 +106,28 @@ func (a *pyAnalysis) isLabel(n *sitter.Node, params map[string]bool) bool {
 			}
 		}
 		return n.NamedChildCount() > 0
+	case "call":
+		// a record of labels (`Verdict(Code.FAIL, "fail", sys.stderr)`),
+		// as a tuple of them
+		args := n.ChildByFieldName("arguments")
+		if !a.recordCall(n) || args == nil {
+			return false
+		}
+		for i := uint(0); i < args.NamedChildCount(); i++ {
+			arg := args.NamedChild(i)
+			if arg.Kind() == "keyword_argument" {
+				arg = arg.ChildByFieldName("value")
+			}
+			if arg == nil || !a.isLabel(arg, params) {
+				return false
+			}
+		}
+		return true
+	case "subscript":
+		// a module's table looked up by a label (`NAMES[Code.FAIL]`)
+		table, key := n.ChildByFieldName("value"), n.ChildByFieldName("subscript")
+		return table != nil && key != nil && table.Kind() == "identifier" && !params[a.text(table)] &&
+			a.definingScope(table, a.text(table)).Kind() == "module" && a.isLabel(key, params)
 	}
 	return a.isConstant(n)
 }
