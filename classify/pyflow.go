@@ -106,8 +106,9 @@ func (a *pyAnalysis) follow(v *sitter.Node, depth int) flow {
 			v = p
 		case "for_in_clause":
 			// iterated by a comprehension free of effects (`[x * 100 for x in
-			// v.tolist() if not math.isnan(x)]`): its elements are computed
-			// from it (a filter only picks which), and the result's uses decide
+			// v.tolist() if not math.isnan(x)]`): its elements (and, with a
+			// filter, their number) are computed from it, and the result's
+			// uses decide
 			comp := p.Parent()
 			if !sameNode(p.ChildByFieldName("right"), v) || comp == nil || !a.comprehensionFree(comp, v) {
 				return flow{}

@@ -83,10 +83,14 @@ func TestPyUseIdioms(t *testing.T) {
 			"def f(xs):\n    for x in xs:\n        m = float(x.mean())  # <-\n        print('%.3f' % m)\n        sched.step(m)\n", flt, UseBranch},
 		{"a step of another scheduler is no test of it", plateau +
 			"cos = torch.optim.lr_scheduler.CosineAnnealingLR(opt, 10)\ndef f(xs):\n    for x in xs:\n        m = float(x.mean())  # <-\n        print('%.3f' % m)\n        cos.step()\n", flt, UseLog},
-		{"a comprehension over a copy computes a list whose mean is printed", "import math\n" +
-			"def f(xs):\n    for x in xs:\n        pc = [v * 100 for v in x.tolist() if not math.isnan(v)]  # <-\n        print(sum(pc))\n", tol, UseLog},
-		{"the same list's mean handed to ReduceLROnPlateau", plateau + "import math\n" +
-			"def f(xs):\n    for x in xs:\n        pc = [v * 100 for v in x.tolist() if not math.isnan(v)]  # <-\n        sched.step(sum(pc))\n", tol, UseBranch},
+		{"a comprehension over a copy computes a list whose sum is printed", "import math\n" +
+			"def f(xs):\n    for x in xs:\n        pc = [math.sqrt(v) * 100 for v in x.tolist()]  # <-\n        print(sum(pc))\n", tol, UseLog},
+		{"the same list's sum handed to ReduceLROnPlateau", plateau + "import math\n" +
+			"def f(xs):\n    for x in xs:\n        pc = [math.sqrt(v) * 100 for v in x.tolist()]  # <-\n        sched.step(sum(pc))\n", tol, UseBranch},
+		{"a filtered comprehension's sum printed", "import math\n" +
+			"def f(xs):\n    for x in xs:\n        pc = [v for v in x.tolist() if not math.isnan(v)]  # <-\n        print(sum(pc))\n", tol, UseLog},
+		{"a filtered list whose emptiness is tested", "def f(xs, opt):\n    for x in xs:\n        pc = [v for v in x.tolist() if v > 0]  # <-\n        if pc:\n            opt.step()\n", tol, UseBranch},
+		{"a filtered list iterated by a loop that also steps is not only printed", "def f(xs, opt):\n    for x in xs:\n        pc = [v for v in x.tolist() if v > 0]  # <-\n        for v in pc:\n            print(v)\n            opt.step()\n", tol, UseNone},
 		{"a function that only picks a record of constants to return", "import collections\nVerdict = collections.namedtuple('Verdict', 'code label')\nLABELS = {0: 'pass', 2: 'fail'}\n" +
 			"def verdict(v):\n    if v > 1.0:\n        return Verdict(2, LABELS[2])\n    return Verdict(0, LABELS[0])\n" +
 			"def f(xs):\n    for x in xs:\n        r = verdict(x.sum().item())  # <-\n        print(r.label)\n", item, UseLog},

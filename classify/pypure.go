@@ -99,9 +99,12 @@ func (a *pyAnalysis) computesOnly(block *sitter.Node, ret func(*sitter.Node) boo
 	return true
 }
 
-// comprehensionFree says whether a comprehension's parts other than the
-// iterable read (its body, key and value, conditions, other iterables)
-// are free of calls with effects (callFree): it only computes its result.
+// comprehensionFree says whether a comprehension only computes its result
+// from the iterable read: its body, key, value, conditions and other
+// iterables free of calls with effects (callFree). A condition makes the
+// result's length the values' (`[v for v in x.tolist() if v > 0]`): a
+// test of it (`if kept:`) is a test, and a loop over it is followed
+// through its targets only where its body does nothing else.
 func (a *pyAnalysis) comprehensionFree(comp, read *sitter.Node) bool {
 	for i := uint(0); i < comp.NamedChildCount(); i++ {
 		c := comp.NamedChild(i)
