@@ -147,6 +147,7 @@ var heldOutRounds = []heldOutRound{
 	{"ps31_", []string{}}, // likewise
 	{"ps32_", []string{}}, // likewise
 	{"ps33_", []string{}}, // likewise
+	{"ps34_", []string{}}, // likewise
 }
 
 // heldOutModes are the capture modes of a held-out program; nil for the

@@ -82,6 +82,10 @@ func TestProgramTypesIdioms(t *testing.T) {
 			"def evaluate(x):\n    return {'loss': x.sum(), 'acc': x.mean()}\n" +
 			"def show(metrics):\n    for k in list(metrics):\n        print(k, metrics[k].item())\n" +
 			"x = torch.randn(4, device='cuda')\nfor i in range(3):\n    show(evaluate(x))\n"}, 4, "false/logging"},
+		{"a helper's row tested by the script on the value's entry", map[string]string{"_r.py": "import torch\ndef to_row(t):\n    return {'n': 1, 'loss': t.sum().item()}\n",
+			"prog.py": "import torch\nfrom _r import to_row\nx = torch.randn(4, device='cuda')\nfor i in range(3):\n    row = to_row(x)\n    if row['loss'] > 9:\n        break\n"}, 4, "true/control-flow"},
+		{"the same row tested on another entry, the value printed", map[string]string{"_r.py": "import torch\ndef to_row(t):\n    return {'n': 1, 'loss': t.sum().item()}\n",
+			"prog.py": "import torch\nfrom _r import to_row\nx = torch.randn(4, device='cuda')\nfor i in range(3):\n    row = to_row(x)\n    if row['n'] > 9:\n        print('many')\n    print(row['loss'])\n"}, 4, "false/logging"},
 		{"a deque's maxlen is no value it holds", map[string]string{"prog.py": "import torch\nfrom collections import defaultdict, deque\nclass Win:\n    def __init__(self, size=5):\n        self.d = deque(maxlen=size)\n" +
 			"    def put(self, v):\n        self.d.append(v)\n    def top(self):\n        return max(self.d)\n" +
 			"x = torch.randn(4, device='cuda')\nwins = defaultdict(Win)\nfor i in range(3):\n    wins['a'].put(i)\n    print(x.sum().item())\n    if wins['a'].top() > 1:\n        print('high')\n"}, 4, "false/logging"},

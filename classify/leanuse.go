@@ -70,7 +70,7 @@ func (f *placeFinder) useOf(pf *parsedFile, n *sitter.Node, rd pyRead, depth int
 		if cn, _ := callNameOf(cf, c.ChildByFieldName("function")); cn != name {
 			continue
 		}
-		u, ok := f.useOf(cf, c, pyRead{kind: readCall, fn: name}, depth+1)
+		u, ok := f.useOf(cf, c, pyRead{kind: readCall, fn: name, entry: o.entry}, depth+1)
 		if !ok || found && u != use {
 			return UseNone, false
 		}

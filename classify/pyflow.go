@@ -12,9 +12,12 @@ const maxFlowDepth = 6
 // flow is where a value goes.
 type flow struct {
 	use      Use
-	returned bool  // returned from the function (the caller decides)
-	neutral  bool  // every use found loops back to a variable already followed
-	lines    []int // lines that show the use
+	returned bool // returned from the function (the caller decides)
+	// entry: when returned, the constant key of the dict entry the value
+	// was returned in (`return {"loss": v}`), "" for the value itself
+	entry   string
+	neutral bool  // every use found loops back to a variable already followed
+	lines   []int // lines that show the use
 }
 
 func (a *pyAnalysis) at(use Use, n *sitter.Node) flow {
@@ -24,8 +27,12 @@ func (a *pyAnalysis) at(use Use, n *sitter.Node) flow {
 // follow climbs from the expression v to what its value decides or feeds:
 // UseBranch for a test, UseShape for a size, UseLog for a log call or a
 // store, UseNone for anything else or anything unsure.
-func (a *pyAnalysis) follow(v *sitter.Node, depth int) flow {
-	key := "" // the constant key of the dict entry v just became
+func (a *pyAnalysis) follow(v *sitter.Node, depth int) flow { return a.followFrom(v, depth, "") }
+
+// followFrom is follow from a value that is already the entry key of a
+// dict (a call's result returned as `{"loss": v}`), or the value itself
+// ("").
+func (a *pyAnalysis) followFrom(v *sitter.Node, depth int, key string) flow {
 	for {
 		if !a.spend(1) {
 			return flow{} // the query's budget is spent: not known
@@ -153,7 +160,7 @@ func (a *pyAnalysis) follow(v *sitter.Node, depth int) flow {
 				if up := call.Parent(); up != nil && up.Kind() == "expression_statement" {
 					return flow{use: UseLog, lines: fl.lines} // returned, and dropped: what it kept on the way is all
 				}
-				v = call // returned: the call's result carries it on
+				v, key = call, fl.entry // returned: the call's result carries it on
 			default:
 				return a.at(Use(u), call)
 			}
@@ -183,7 +190,7 @@ func (a *pyAnalysis) follow(v *sitter.Node, depth int) flow {
 			name := p.ChildByFieldName("name")
 			return merge(a.taint(p, a.text(name), false, depth, ""), a.follow(p, depth))
 		case "return_statement":
-			return flow{returned: true}
+			return flow{returned: true, entry: entry}
 		case "for_statement":
 			// iterated (`for k, v in logs.items():`): the loop's targets
 			// hold it, and their uses decide
@@ -360,8 +367,16 @@ func merge(x, y flow) flow {
 		return flow{use: UseLog, neutral: x.neutral && y.neutral, lines: lines}
 	case keepsOnly(x.use) && keepsOnly(y.use): // one of them UseLater
 		return flow{use: UseLater, lines: pick(x, y, UseLater, lines)}
-	case x.returned && (y.returned || y.neutral || y.use == UseLog) || y.returned && (x.neutral || x.use == UseLog):
-		return flow{returned: true}
+	case x.returned && y.returned:
+		entry := x.entry
+		if x.entry != y.entry {
+			entry = "" // returned in different entries: the whole result
+		}
+		return flow{returned: true, entry: entry}
+	case x.returned && (y.neutral || y.use == UseLog):
+		return flow{returned: true, entry: x.entry}
+	case y.returned && (x.neutral || x.use == UseLog):
+		return flow{returned: true, entry: y.entry}
 	}
 	return flow{}
 }

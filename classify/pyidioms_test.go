@@ -97,6 +97,10 @@ func TestPyUseIdioms(t *testing.T) {
 		{"the same record carrying the value itself", "import collections\nVerdict = collections.namedtuple('Verdict', 'code label')\n" +
 			"def verdict(v):\n    if v > 1.0:\n        return Verdict(v, 'fail')\n    return Verdict(0, 'pass')\n" +
 			"def f(xs):\n    for x in xs:\n        r = verdict(x.sum().item())  # <-\n        print(r.label)\n", item, UseBranch},
+		{"a value returned in a dict's entry, another entry tested", "def wrap(v):\n    return {'step': 1, 'loss': v}\n" +
+			"def f(xs):\n    for x in xs:\n        m = wrap(x.sum().item())  # <-\n        if m['step'] % 10 == 0:\n            print(m['loss'])\n", item, UseLog},
+		{"the same entry tested", "def wrap(v):\n    return {'step': 1, 'loss': v}\n" +
+			"def f(xs, opt):\n    for x in xs:\n        m = wrap(x.sum().item())  # <-\n        if m['loss'] > 1:\n            opt.step()\n", item, UseBranch},
 		{"a comprehension whose body calls out is not followed", "def f(xs, model):\n    for x in xs:\n        pc = [model.update(v) for v in x.tolist()]  # <-\n        print(pc)\n", tol, UseNone},
 	}
 	for _, tc := range cases {

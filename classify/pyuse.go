@@ -38,15 +38,17 @@ const (
 
 // pyRead names the read to look for on a line.
 type pyRead struct {
-	kind readKind
-	fn   string // readCall's function
+	kind  readKind
+	fn    string // readCall's function
+	entry string // readCall's: the dict entry its result holds the value in ("": the result itself)
 }
 
 // pyOutcome is what the tree says the line and its function do with the value.
 type pyOutcome struct {
 	use      Use
-	returned bool  // only returned: the caller decides
-	lines    []int // 1-based lines that show the use, the read's own line excluded
+	returned bool   // only returned: the caller decides
+	entry    string // returned in this entry of a dict (`return {"loss": v}`)
+	lines    []int  // 1-based lines that show the use, the read's own line excluded
 }
 
 // pyUse parses a program file and works out the use of the value read by
@@ -93,15 +95,18 @@ func pyUseOn(src []byte, root *sitter.Node, line int, rd pyRead, others otherFil
 		return out
 	}
 	for i, r := range reads {
-		fl := a.follow(r, 0)
+		fl := a.followFrom(r, 0, rd.entry)
 		o := pyOutcome{use: fl.use, returned: fl.returned && fl.use == UseNone, lines: fl.lines}
+		if o.returned {
+			o.entry = fl.entry
+		}
 		if fl.neutral && fl.use == UseLog {
 			o.use = UseNone // only cycles back: nothing seen
 		}
-		if i > 0 && (o.use != out.use || o.returned != out.returned) {
+		if i > 0 && (o.use != out.use || o.returned != out.returned || o.entry != out.entry) {
 			return pyOutcome{} // reads on the line disagree: which one synced is not known
 		}
-		out.use, out.returned = o.use, o.returned
+		out.use, out.returned, out.entry = o.use, o.returned, o.entry
 		out.lines = appendLines(out.lines, o.lines, line)
 	}
 	return out

@@ -128,7 +128,7 @@ func (f *facts) useFromTree() (u *useResult, ok bool) {
 		case o.use != UseNone:
 			return &useResult{use: o.use, evidence: ev}, true
 		case o.returned && len(fr.Function) <= maxNameBytes && fr.Function != "<module>":
-			rd = pyRead{kind: readCall, fn: fr.Function} // the caller calls this function
+			rd = pyRead{kind: readCall, fn: fr.Function, entry: o.entry} // the caller calls this function
 			continue
 		}
 		return nil, true
