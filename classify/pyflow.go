@@ -351,50 +351,6 @@ func (a *pyAnalysis) taintIn(scope *sitter.Node, name string, lenient bool, dept
 	return out
 }
 
-// merge combines two uses of one value: a test wins, then a size; logs
-// agree only with logs; a return with logs or other returns leaves it to
-// the caller (whatever the caller does decides: a log here changes
-// nothing, held-out round 9's logger returned what it printed to a caller
-// that tested it); any other mix, or an unknown use, leaves it unknown.
-func merge(x, y flow) flow {
-	lines := append(append([]int(nil), x.lines...), y.lines...)
-	switch {
-	case x.use == UseBranch || y.use == UseBranch:
-		return flow{use: UseBranch, lines: pick(x, y, UseBranch, lines)}
-	case x.use == UseShape || y.use == UseShape:
-		return flow{use: UseShape, lines: pick(x, y, UseShape, lines)}
-	case x.use == UseLog && y.use == UseLog:
-		return flow{use: UseLog, neutral: x.neutral && y.neutral, lines: lines}
-	case keepsOnly(x.use) && keepsOnly(y.use): // one of them UseLater
-		return flow{use: UseLater, lines: pick(x, y, UseLater, lines)}
-	case x.returned && y.returned:
-		entry := x.entry
-		if x.entry != y.entry {
-			entry = "" // returned in different entries: the whole result
-		}
-		return flow{returned: true, entry: entry}
-	case x.returned && (y.neutral || y.use == UseLog):
-		return flow{returned: true, entry: x.entry}
-	case y.returned && (x.neutral || x.use == UseLog):
-		return flow{returned: true, entry: y.entry}
-	}
-	return flow{}
-}
-
-// keepsOnly says whether a use only keeps the value for now: logged, or read
-// once the loop is over.
-func keepsOnly(u Use) bool { return u == UseLog || u == UseLater }
-
-func pick(x, y flow, u Use, all []int) []int {
-	switch {
-	case x.use == u:
-		return x.lines
-	case y.use == u:
-		return y.lines
-	}
-	return all
-}
-
 // uses calls fn with every identifier in scope named name that reads it
 // (not the target of an assignment, a keyword's name or an attribute's).
 func (a *pyAnalysis) uses(scope *sitter.Node, name string, fn func(*sitter.Node)) {
