@@ -148,6 +148,8 @@ var heldOutRounds = []heldOutRound{
 	{"ps32_", []string{}}, // likewise
 	{"ps33_", []string{}}, // likewise
 	{"ps34_", []string{}}, // likewise
+	{"ps35_", []string{}}, // likewise (stop 31)
+	{"ps36_", []string{}}, // likewise (stop 31)
 }
 
 // heldOutModes are the capture modes of a held-out program; nil for the
