@@ -150,6 +150,7 @@ var heldOutRounds = []heldOutRound{
 	{"ps34_", []string{}}, // likewise
 	{"ps35_", []string{}}, // likewise (stop 31)
 	{"ps36_", []string{}}, // likewise (stop 31)
+	{"ps37_", []string{}}, // likewise (stop 31)
 }
 
 // heldOutModes are the capture modes of a held-out program; nil for the
