@@ -84,16 +84,18 @@ type placeFinder struct {
 	prog   *programTrees
 	types  *gpuTyper
 	places []readPlace
+	// files: an analysis of each of the program's files, by path, for
+	// the code no part of the program runs (pydead.go)
+	files map[string]*pyAnalysis
 }
 
 // findPlaces lists every place of the program that can read back, but
 // those in a module's top-level function or class that no code of the
 // program names (unusedDefinition).
 func findPlaces(p *programTrees) []readPlace {
-	f := &placeFinder{prog: p, types: newGPUTyper(p)}
+	f := &placeFinder{prog: p, types: newGPUTyper(p), files: map[string]*pyAnalysis{}}
 	for i, pf := range p.files {
-		budget := maxQuerySteps
-		file := &pyAnalysis{src: pf.src, root: pf.root, methods: pf.methods, others: p.others(pf.path), budget: &budget}
+		file := f.analysis(pf)
 		for j := uint(0); j < pf.root.NamedChildCount(); j++ {
 			top := pf.root.NamedChild(j)
 			if i > 0 && p.unusedDefinition(pf, top) {
@@ -107,6 +109,17 @@ func findPlaces(p *programTrees) []readPlace {
 		}
 	}
 	return f.places
+}
+
+// analysis is the finder's analysis of the program's file pf, made once.
+func (f *placeFinder) analysis(pf *parsedFile) *pyAnalysis {
+	if a, ok := f.files[pf.path]; ok {
+		return a
+	}
+	budget := maxQuerySteps
+	a := &pyAnalysis{src: pf.src, root: pf.root, methods: pf.methods, others: f.prog.others(pf.path), budget: &budget}
+	f.files[pf.path] = a
+	return a
 }
 
 func (f *placeFinder) add(pf *parsedFile, n *sitter.Node, kind placeKind, dep Dependency, cat, what string) {

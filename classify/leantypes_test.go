@@ -89,6 +89,32 @@ func TestProgramTypesIdioms(t *testing.T) {
 		{"a deque's maxlen is no value it holds", map[string]string{"prog.py": "import torch\nfrom collections import defaultdict, deque\nclass Win:\n    def __init__(self, size=5):\n        self.d = deque(maxlen=size)\n" +
 			"    def put(self, v):\n        self.d.append(v)\n    def top(self):\n        return max(self.d)\n" +
 			"x = torch.randn(4, device='cuda')\nwins = defaultdict(Win)\nfor i in range(3):\n    wins['a'].put(i)\n    print(x.sum().item())\n    if wins['a'].top() > 1:\n        print('high')\n"}, 4, "false/logging"},
+		// stop 31: functions of another module, dead callers, returns used another way
+		{"a dict handed to a log helper imported from the program's module", map[string]string{"_u.py": "import logging\nlog = logging.getLogger('x')\n" +
+			"def fmt(m, sep=' | '):\n    return sep.join(f'{k}={v:.3f}' if isinstance(v, float) else f'{k}={v}' for k, v in m.items())\n" +
+			"def log_row(step, m):\n    log.info('%d %s', step, fmt(m))\n",
+			"prog.py": "import torch\nfrom _u import log_row\nx = torch.randn(4, device='cuda')\nfor i in range(3):\n    log_row(i, {'loss': x.sum().item(), 'i': i})\n"}, 4, "false/logging"},
+		{"a guard imported from the program's module skips the step", map[string]string{"_u.py": "import math\ndef bad(v, limit=9.0):\n    return not math.isfinite(v) or v > limit\n",
+			"prog.py": "import torch\nfrom _u import bad\nx = torch.randn(4, device='cuda', requires_grad=True)\nopt = torch.optim.SGD([x], lr=0.1)\n" +
+				"for i in range(3):\n    loss = (x * x).sum()\n    if bad(loss.item()):\n        continue\n    opt.step()\n"}, 4, "true/control-flow"},
+		{"a converter's other caller in a class no code names", map[string]string{"_u.py": "import torch\ndef to_float(t):\n    return t.detach().item()\n" +
+			"class Guard:\n    def check(self, t):\n        if to_float(t) > 3:\n            raise ValueError('big')\n",
+			"prog.py": "import torch\nfrom _u import to_float\nx = torch.randn(4, device='cuda')\nfor i in range(3):\n    print(to_float(x.sum()))\n"}, 4, "false/logging"},
+		{"the same converter when the class is used", map[string]string{"_u.py": "import torch\ndef to_float(t):\n    return t.detach().item()\n" +
+			"class Guard:\n    def check(self, t):\n        if to_float(t) > 3:\n            raise ValueError('big')\n",
+			"prog.py": "import torch\nfrom _u import to_float, Guard\nx = torch.randn(4, device='cuda')\ng = Guard()\nfor i in range(3):\n    print(to_float(x.sum()))\n    g.check(x.sum())\n"}, 4, ""},
+		{"returned and kept in rows read another way, tested by the caller", map[string]string{"_u.py": "import torch\nclass Rec:\n    def __init__(self):\n        self.rows = []\n" +
+			"    def log(self, t):\n        v = t.item()\n        self.rows.append(v)\n        return v\n    def mean(self):\n        return sum(self.rows) / len(self.rows)\n",
+			"prog.py": "import torch\nfrom _u import Rec\nx = torch.randn(4, device='cuda')\nr = Rec()\nfor i in range(3):\n    if r.log(x.sum()) > 9:\n        break\n    print(r.mean())\n"}, 4, "true/control-flow"},
+		{"the rows tested through another method: true", map[string]string{"_u.py": "import torch\nclass Rec:\n    def __init__(self):\n        self.rows = []\n" +
+			"    def log(self, t):\n        v = t.item()\n        self.rows.append(v)\n        return v\n    def mean(self):\n        return sum(self.rows) / len(self.rows)\n",
+			"prog.py": "import torch\nfrom _u import Rec\nx = torch.randn(4, device='cuda')\nr = Rec()\nfor i in range(3):\n    print(r.log(x.sum()))\n    if r.mean() > 9:\n        break\n"}, 4, "true/control-flow"},
+		{"returned, the rows handed to a library, tested by the caller: true", map[string]string{"_u.py": "import torch\nclass Rec:\n    def __init__(self):\n        self.rows = []\n" +
+			"    def log(self, t):\n        v = t.item()\n        self.rows.append(v)\n        return v\n",
+			"prog.py": "import torch\nfrom _u import Rec\nx = torch.randn(4, device='cuda')\nr = Rec()\nfor i in range(3):\n    if r.log(x.sum()) > 9:\n        break\n    w = torch.tensor(r.rows, device='cuda')\n"}, 4, "true/control-flow"},
+		{"returned and printed, the rows handed to a library: not known", map[string]string{"_u.py": "import torch\nclass Rec:\n    def __init__(self):\n        self.rows = []\n" +
+			"    def log(self, t):\n        v = t.item()\n        self.rows.append(v)\n        return v\n",
+			"prog.py": "import torch\nfrom _u import Rec\nx = torch.randn(4, device='cuda')\nr = Rec()\nfor i in range(3):\n    print(r.log(x.sum()))\n    w = torch.tensor(r.rows, device='cuda')\n"}, 4, ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) { checkAgreeing(t, c.files, c.bytes, c.want) })

@@ -46,7 +46,8 @@ func useVerdict(use Use, kind placeKind) (Dependency, string) {
 
 // useOf works out the use of the value read at n: the line's, or, while
 // the value is returned, that of every call of the function (all must
-// agree).
+// agree; when it is also used another way not known, only a test or a
+// size at the callers decides).
 func (f *placeFinder) useOf(pf *parsedFile, n *sitter.Node, rd pyRead, depth int) (Use, bool) {
 	line := int(n.StartPosition().Row) + 1
 	o := pf.sf.pyUseOn(pf.src, pf.root, line, rd, f.prog.others(pf.path))
@@ -67,14 +68,17 @@ func (f *placeFinder) useOf(pf *parsedFile, n *sitter.Node, rd pyRead, depth int
 		if c == nil || c.Kind() != "call" {
 			continue
 		}
-		if cn, _ := callNameOf(cf, c.ChildByFieldName("function")); cn != name {
-			continue
+		if cn, _ := callNameOf(cf, c.ChildByFieldName("function")); cn != name || f.analysis(cf).inUncalledMethod(c) {
+			continue // another function's call, or a call no part of the program runs
 		}
 		u, ok := f.useOf(cf, c, pyRead{kind: readCall, fn: name, entry: o.entry}, depth+1)
 		if !ok || found && u != use {
 			return UseNone, false
 		}
 		use, found = u, true
+	}
+	if o.open && use != UseBranch && use != UseShape {
+		return UseNone, false // its other use is not known: only a test or a size decides
 	}
 	return use, found
 }

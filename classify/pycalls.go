@@ -34,12 +34,14 @@ func (a *pyAnalysis) callUse(call *sitter.Node) int {
 		return int(UseLog)
 	case method && (name == "append" || name == "extend" || name == "appendleft"), a.dictUpdate(call):
 		return int(UseLog)
+	case !method && name == "range" && loopHeader(call):
+		return int(UseBranch) // how many times a loop runs: control flow, not a size
 	case shapeCalls[name]:
 		return int(UseShape)
 	case method && name == "step" && a.plateauScheduler(fn.ChildByFieldName("object")):
 		return int(UseBranch) // the metric decides the learning rate of the steps after it
 	case !method && throughCalls[name], method && name == "format", method && mathModules[obj] && mathFunctions[name],
-		method && textModules[obj] && name == "dumps":
+		method && textModules[obj] && name == "dumps", method && name == "join" && a.joinsText(call):
 		return useThrough
 	}
 	return int(UseNone)
@@ -157,4 +159,23 @@ func (a *pyAnalysis) plateauScheduler(obj *sitter.Node) bool {
 		}
 	}
 	return ok && len(values) > 0
+}
+
+// joinsText says whether call is a join of one argument (`sep.join(parts)`,
+// `" ".join(f"{k}={v}" for …)`): text (or a path) made from what it is
+// handed. A thread's or process's join takes a timeout, and its result
+// (None) carries nothing on.
+func (a *pyAnalysis) joinsText(call *sitter.Node) bool {
+	args := call.ChildByFieldName("arguments")
+	if args != nil && args.Kind() == "generator_expression" {
+		return true // `sep.join(… for …)`
+	}
+	return args != nil && args.NamedChildCount() == 1 && args.NamedChild(0).Kind() != "keyword_argument"
+}
+
+// loopHeader says whether call is what a for statement iterates
+// (`for k in range(n):`).
+func loopHeader(call *sitter.Node) bool {
+	p := call.Parent()
+	return p != nil && p.Kind() == "for_statement" && sameNode(p.ChildByFieldName("right"), call)
 }

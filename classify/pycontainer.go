@@ -304,9 +304,9 @@ func (a *pyAnalysis) calleeNeeds(call, arg *sitter.Node, depth int, reads func(*
 	if depth >= maxCalleeDepth {
 		return true
 	}
-	def, name, ok := a.calleeParam(call, arg)
-	if !ok {
-		return true
+	b, def, name, ok := a.calleeParam(call, arg)
+	if !ok || b != a {
+		return true // reads is this file's: a function of another file is not matched
 	}
 	needed := false
 	a.uses(def, name, func(n *sitter.Node) {

@@ -1,8 +1,6 @@
 package classify
 
 import (
-	"strconv"
-
 	sitter "github.com/tree-sitter/go-tree-sitter"
 )
 
@@ -16,8 +14,13 @@ type flow struct {
 	// entry: when returned, the constant key of the dict entry the value
 	// was returned in (`return {"loss": v}`), "" for the value itself
 	entry   string
-	neutral bool  // every use found loops back to a variable already followed
-	lines   []int // lines that show the use
+	neutral bool // every use found loops back to a variable already followed
+	// open: returned (entry as above), and used another way that is not
+	// known — unknown, unless a caller tests it or takes it as a size
+	// (then needed whatever the other use); returned stays false, so
+	// whoever does not ask about it reads an unknown use
+	open  bool
+	lines []int // lines that show the use
 }
 
 func (a *pyAnalysis) at(use Use, n *sitter.Node) flow {
@@ -48,8 +51,11 @@ func (a *pyAnalysis) followFrom(v *sitter.Node, depth int, key string) flow {
 		}
 		switch p.Kind() {
 		case "parenthesized_expression", "comparison_operator", "unary_operator", "not_operator", "concatenated_string", "list", "tuple", "set", "expression_list", "keyword_argument", "list_splat":
-			if p.Kind() == "keyword_argument" && !sameNode(p.ChildByFieldName("value"), v) {
-				return flow{}
+			if p.Kind() == "keyword_argument" {
+				if !sameNode(p.ChildByFieldName("value"), v) {
+					return flow{}
+				}
+				key = entry // handed by name: still the dict that holds it in that entry
 			}
 			v = p
 		case "if_statement", "elif_clause", "while_statement":
@@ -57,8 +63,8 @@ func (a *pyAnalysis) followFrom(v *sitter.Node, depth int, key string) flow {
 				return flow{}
 			}
 			if p.Kind() != "while_statement" {
-				if a.picksReturnedText(p) {
-					return flow{returned: true} // the text returned carries it on
+				if a.picksReturnedText(p) || a.picksReturnedValue(p) {
+					return flow{returned: true} // the text or value returned carries it on
 				}
 				if fl, ok := a.onlyRecords(p, depth); ok {
 					return fl
@@ -140,6 +146,9 @@ func (a *pyAnalysis) followFrom(v *sitter.Node, depth int, key string) flow {
 			if call == nil || call.Kind() != "call" {
 				return flow{}
 			}
+			if a.typeTestOf(call, v) {
+				return flow{use: UseLog, neutral: true} // its type, not what it holds
+			}
 			switch u := a.callUse(call); {
 			case u == useThrough, a.lookupKey(call, v), a.recordCall(call):
 				v = call
@@ -150,9 +159,12 @@ func (a *pyAnalysis) followFrom(v *sitter.Node, depth int, key string) flow {
 			case u == int(UseLog):
 				return a.at(UseLog, call) // shown: printed, logged, written
 			case u == int(UseNone):
-				fl, ok := a.intoCallee(call, v, depth)
+				fl, ok := a.intoCallee(call, v, depth, entry)
 				if !ok {
 					return a.at(UseNone, call)
+				}
+				if fl.open {
+					return a.openAtCall(call, depth, fl.entry) // the callee's return, not this function's
 				}
 				if !fl.returned || fl.use != UseNone {
 					return fl
@@ -164,9 +176,33 @@ func (a *pyAnalysis) followFrom(v *sitter.Node, depth int, key string) flow {
 			default:
 				return a.at(Use(u), call)
 			}
+		case "call":
+			if sameNode(p.ChildByFieldName("function"), v) {
+				return a.at(UseBranch, p) // called: which code runs depends on it
+			}
+			// a generator handed alone (`" ".join(f"{k}={v}" for …)`,
+			// `sum(x for …)`): as an argument
+			if !sameNode(p.ChildByFieldName("arguments"), v) || v.Kind() != "generator_expression" {
+				return flow{}
+			}
+			switch u := a.callUse(p); {
+			case u == useThrough:
+				v = p
+			case u == int(UseLog) && !a.storesInto(p):
+				return a.at(UseLog, p)
+			default:
+				return flow{}
+			}
 		case "slice":
 			return a.at(UseShape, p) // x[:n]
 		case "subscript":
+			if sameNode(p.ChildByFieldName("value"), v) && !isStoreTarget(p) {
+				// an element read out of what holds it (`row["loss"]`,
+				// `vals[0]`): the element is it or part of it, or none of
+				// it; its uses decide
+				v = p
+				continue
+			}
 			// the key of a store (`counts[word] += 1`): it picks the entry
 			// written, and the container's reads decide
 			if !sameNode(p.ChildByFieldName("subscript"), v) || !isStoreTarget(p) {
@@ -272,99 +308,16 @@ func (a *pyAnalysis) stored(stmt, target *sitter.Node, aug bool, depth int, entr
 	return flow{}
 }
 
-// taint follows every use of the variable name in the function around at.
-// All must agree: a test anywhere makes it UseBranch, a size UseShape; a
-// return or anything unknown leaves it UseNone, unless lenient (a value
-// accumulated with +=, which only a test, size or return overrules).
-//
-// With entry set, name holds a dict literal with the value under that
-// constant key: a read of another constant key (`d["step"]`) is not a use
-// of the value, and a read of its own (`d["loss"]`) is followed as the
-// value; any other use of the dict is the value's.
-func (a *pyAnalysis) taint(at *sitter.Node, name string, lenient bool, depth int, entry string) flow {
-	return a.taintIn(enclosingScope(at), name, lenient, depth, entry)
-}
-
-// following says whether the uses of the variable name in the function
-// around at are being followed (taint) by this query.
-func (a *pyAnalysis) following(at *sitter.Node, name string) bool {
-	return a.tainted[taintKey(enclosingScope(at), name, "")]
-}
-
-// taintKey names the following of name in scope: per scope and entry, a
-// function's name is not its caller's.
-func taintKey(scope *sitter.Node, name, entry string) string {
-	key := name + "[" + entry + "]"
-	if scope != nil {
-		key = strconv.Itoa(int(scope.StartByte())) + ":" + key
+// openAtCall is the use of a value a callee returns while using it another
+// way not known (flow.open): the call's result, followed, decides only
+// when it is tested or taken as a size; returned on, it stays open.
+func (a *pyAnalysis) openAtCall(call *sitter.Node, depth int, entry string) flow {
+	res := a.followFrom(call, depth, entry)
+	switch {
+	case res.use == UseBranch || res.use == UseShape:
+		return res
+	case res.use == UseNone && (res.returned || res.open):
+		return flow{open: true, entry: res.entry}
 	}
-	return key
-}
-
-// taintIn is taint over the uses of name in scope.
-func (a *pyAnalysis) taintIn(scope *sitter.Node, name string, lenient bool, depth int, entry string) flow {
-	key := taintKey(scope, name, entry)
-	if a.tainted[key] {
-		return flow{use: UseLog, neutral: true}
-	}
-	if depth >= maxFlowDepth {
-		return flow{}
-	}
-	a.tainted[key] = true
-	defer delete(a.tainted, key)
-	var out flow
-	first := true
-	a.uses(scope, name, func(n *sitter.Node) {
-		use := n
-		if entry != "" {
-			if sub := n.Parent(); sub != nil && sub.Kind() == "subscript" && sameNode(sub.ChildByFieldName("value"), n) {
-				k := a.constantString(sub.ChildByFieldName("subscript"))
-				switch {
-				case k != "" && k != entry:
-					return // another entry of the dict
-				case k == entry && isStoreTarget(sub):
-					return // a store into the entry: not a read of it
-				case k == entry:
-					use = sub // the value read back out
-				}
-			}
-		}
-		fl := a.follow(use, depth+1)
-		if lenient && fl.use == UseNone && !fl.returned {
-			fl = flow{use: UseLog, neutral: true}
-		}
-		if first {
-			out, first = fl, false
-			return
-		}
-		out = merge(out, fl)
-	})
-	if first { // never used
-		if lenient {
-			return flow{use: UseLog}
-		}
-		return flow{}
-	}
-	if lenient && out.neutral && out.use == UseLog {
-		out.neutral = false // the accumulation itself is the use
-	}
-	return out
-}
-
-// uses calls fn with every identifier in scope named name that reads it
-// (not the target of an assignment, a keyword's name or an attribute's).
-func (a *pyAnalysis) uses(scope *sitter.Node, name string, fn func(*sitter.Node)) {
-	var walk func(n *sitter.Node)
-	walk = func(n *sitter.Node) {
-		if n.Kind() == "identifier" {
-			if a.text(n) == name && isLoad(n) {
-				fn(n)
-			}
-			return
-		}
-		for i := uint(0); i < n.NamedChildCount(); i++ {
-			walk(n.NamedChild(i))
-		}
-	}
-	walk(scope)
+	return flow{}
 }

@@ -18,13 +18,14 @@ import (
 // computed from it), the flow says returned and the caller goes on from the
 // call's result. ok is false when the call is not to a function of the
 // file, the argument does not match a parameter the function keeps, or the
-// calls nest deeper than maxCalleeDepth.
-func (a *pyAnalysis) intoCallee(call, v *sitter.Node, depth int) (fl flow, ok bool) {
+// calls nest deeper than maxCalleeDepth. With entry set, v is a dict that
+// holds the value under that constant key, and so is the parameter.
+func (a *pyAnalysis) intoCallee(call, v *sitter.Node, depth int, entry string) (fl flow, ok bool) {
 	if a.calleeDepth >= maxCalleeDepth || depth >= maxFlowDepth {
 		return flow{}, false
 	}
-	b, method := a, false
-	def, name, ok := a.calleeParam(call, v)
+	b, def, name, ok := a.calleeParam(call, v)
+	method := false
 	if !ok {
 		b, def, name, ok = a.methodParam(call, v) // pymethods.go
 		method = true
@@ -45,7 +46,7 @@ func (a *pyAnalysis) intoCallee(call, v *sitter.Node, depth int) (fl flow, ok bo
 		b.methodDepth++
 		defer func() { b.methodDepth-- }()
 	}
-	fl = b.taintIn(def, name, false, depth, "")
+	fl = b.taintIn(def, name, false, depth, entry)
 	if b != a {
 		fl.lines = nil // lines of another file: not this one's to show
 	}
@@ -78,25 +79,31 @@ func (a *pyAnalysis) storedByKey(target *sitter.Node, aug bool, depth int) (flow
 }
 
 // calleeParam matches an argument of a call by name to the parameter of
-// the file's one top-level function of that name: a positional argument by
-// its place, a keyword argument by its name. It returns the function and
+// the program's top-level function the call runs (programFunction: the
+// file's own, or one imported by name from another of the program's
+// modules): a positional argument by its place, a keyword argument by its
+// name. It returns the analysis of the function's file, the function and
 // the parameter's name; ok is false for any other call, a splat argument
 // (or a positional one after it), a parameter not found, or one the
 // function assigns.
-func (a *pyAnalysis) calleeParam(call, arg *sitter.Node) (def *sitter.Node, name string, ok bool) {
+func (a *pyAnalysis) calleeParam(call, arg *sitter.Node) (b *pyAnalysis, def *sitter.Node, name string, ok bool) {
 	fn := call.ChildByFieldName("function")
 	if fn == nil || fn.Kind() != "identifier" || arg.Parent() == nil || arg.Parent().Kind() != "argument_list" {
-		return nil, "", false
+		return nil, nil, "", false
 	}
-	def = a.moduleFunction(a.text(fn))
+	b, def = a.programFunction(a.text(fn))
 	if def == nil {
-		return nil, "", false
+		return nil, nil, "", false
 	}
-	name = a.paramFor(def, arg, 0)
-	if name == "" || a.bindsOther(def, name) {
-		return nil, "", false
+	kw, pos, ok := a.argSlot(arg)
+	if !ok {
+		return nil, nil, "", false
 	}
-	return def, name, true
+	name = b.paramOf(def, kw, pos, 0)
+	if name == "" || b.bindsOther(def, name) {
+		return nil, nil, "", false
+	}
+	return b, def, name, true
 }
 
 // paramFor is the name of def's parameter (def in this file) that the

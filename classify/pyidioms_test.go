@@ -53,7 +53,7 @@ func TestPyUseIdioms(t *testing.T) {
 			"    def push(self, t):\n        self.vals.append(t.item())  # <-\n    def median(self):\n        return statistics.median(self.vals)\n" +
 			"def f(xs):\n    w = Win()\n    for x in xs:\n        w.push(x)\n        if w.median() > 2:\n            break\n", item, UseBranch},
 		{"a record dumped to JSON lines, printed after the loop", "import json\ndef f(xs):\n    lines = []\n    for i, x in enumerate(xs):\n" +
-			"        rec = {'i': i, 'loss': x.item()}  # <-\n        lines.append(json.dumps(rec))\n    print('\\n'.join(lines))\n", item, UseLater},
+			"        rec = {'i': i, 'loss': x.item()}  # <-\n        lines.append(json.dumps(rec))\n    print('\\n'.join(lines))\n", item, UseLog},
 		{"a namedtuple's field tested", "from collections import namedtuple\nStat = namedtuple('Stat', 'step loss norm')\n" +
 			"def f(xs, opt):\n    for i, x in enumerate(xs):\n        s = Stat(i, *x.tolist())  # <-\n        if s.norm > 5:\n            continue\n        opt.step()\n", tol, UseBranch},
 		{"a dataclass's fields only printed", "from dataclasses import dataclass\n@dataclass\nclass Row:\n    step: int\n    loss: float\n" +

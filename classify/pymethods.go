@@ -219,6 +219,35 @@ func (a *pyAnalysis) programClass(name string) (*pyAnalysis, *sitter.Node) {
 	return b, c.node
 }
 
+// programFunction is the top-level function that name, called in this
+// file, runs: one the file defines, or one it imports by name from one of
+// the program's modules (the program must define one function of that
+// name, at that module's top level). It returns the analysis of the
+// function's file.
+func (a *pyAnalysis) programFunction(name string) (*pyAnalysis, *sitter.Node) {
+	if own := a.moduleFunction(name); own != nil {
+		return a, own
+	}
+	self, prog := a.others.self, a.others.prog
+	if self == nil || prog == nil || a.moduleDefinition("class_definition", name) != nil {
+		return nil, nil
+	}
+	imported, ok := self.imports[name]
+	if !ok {
+		return nil, nil
+	}
+	mod, orig := path.Split(strings.ReplaceAll(imported, ".", "/"))
+	d := prog.function(orig)
+	if d == nil || mod == "" || !isModuleFile(d.file.file, strings.TrimSuffix(mod, "/")+".py") {
+		return nil, nil
+	}
+	b := a.analysisOf(d.file)
+	if own := b.moduleFunction(orig); own == nil || !sameNode(own, d.node) {
+		return nil, nil // a method or a nested function: not the module's name
+	}
+	return b, d.node
+}
+
 // isModuleFile says whether file, as the program matcher recorded it, is
 // the module file rel (`pkg/mod.py`).
 func isModuleFile(file, rel string) bool {

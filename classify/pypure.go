@@ -47,6 +47,40 @@ func (a *pyAnalysis) pureMethodCall(call *sitter.Node) bool {
 	return ok && found > 0
 }
 
+// pureFunctionCall says whether a call `f(…)` calls a top-level function
+// of the program (programFunction) whose body is pure (pureBody):
+// `_fmt(v)` picking a format for a number.
+func (a *pyAnalysis) pureFunctionCall(call *sitter.Node) bool {
+	fn := call.ChildByFieldName("function")
+	if fn == nil || fn.Kind() != "identifier" || a.pureDepth >= maxPureDepth {
+		return false
+	}
+	b, def := a.programFunction(a.text(fn))
+	if def == nil {
+		return false
+	}
+	a.pureDepth++
+	defer func() { a.pureDepth-- }()
+	if b != a {
+		b.pureDepth = a.pureDepth
+	}
+	return b.pureBody(def.ChildByFieldName("body"))
+}
+
+// picksReturnedValue says whether a test sits in a pure function (pureBody:
+// `if norm > clip: return clip / norm` then `return 1.0`): like a
+// conditional expression between values free of calls (picksPlain), it
+// decides nothing but the value returned, whose use at the callers decides.
+func (a *pyAnalysis) picksReturnedValue(test *sitter.Node) bool {
+	def := enclosingFunction(test)
+	if def == nil || a.pureDepth >= maxPureDepth {
+		return false
+	}
+	a.pureDepth++
+	defer func() { a.pureDepth-- }()
+	return a.pureBody(def.ChildByFieldName("body"))
+}
+
 // pureBody says whether a function's block only computes and returns
 // expressions free of calls (computesOnly).
 func (a *pyAnalysis) pureBody(block *sitter.Node) bool {

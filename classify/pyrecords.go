@@ -296,7 +296,8 @@ func (a *pyAnalysis) isFixedNumber(n *sitter.Node) bool {
 func (a *pyAnalysis) callFree(n *sitter.Node) bool {
 	if n.Kind() == "call" {
 		name, method := a.callName(n.ChildByFieldName("function"))
-		if !(method && (textMethods[name] || viewMethods[name] || name == "get")) && a.callUse(n) != useThrough && !a.pureMethodCall(n) {
+		if !(method && (textMethods[name] || viewMethods[name] || name == "get")) && !(!method && freeBuiltins[name]) &&
+			a.callUse(n) != useThrough && !a.pureMethodCall(n) && !a.pureFunctionCall(n) {
 			return false
 		}
 	}
@@ -307,6 +308,10 @@ func (a *pyAnalysis) callFree(n *sitter.Node) bool {
 	}
 	return true
 }
+
+// freeBuiltins are Python's builtins that only answer about a value: its
+// type or its length.
+var freeBuiltins = map[string]bool{"isinstance": true, "hasattr": true, "callable": true, "len": true}
 
 // textMethods build text from text.
 var textMethods = map[string]bool{"format": true, "join": true, "upper": true, "lower": true, "strip": true,

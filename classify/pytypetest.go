@@ -120,3 +120,26 @@ func (p *programTrees) importsCupy() bool {
 	}
 	return false
 }
+
+// typeTests are Python's builtins that answer from a value's type alone.
+var typeTests = map[string]bool{"isinstance": true, "hasattr": true, "callable": true}
+
+// typeTestOf says whether call asks one of Python's typeTests about v, its
+// first argument (`isinstance(v, float)`): the host knows the answer
+// without the value, so the test is no use of it. The name must be the
+// builtin's: every mention of it in the file is a call.
+func (a *pyAnalysis) typeTestOf(call, v *sitter.Node) bool {
+	fn, args := call.ChildByFieldName("function"), call.ChildByFieldName("arguments")
+	if fn == nil || fn.Kind() != "identifier" || args == nil || args.NamedChildCount() == 0 ||
+		!sameNode(args.NamedChild(0), v) || !typeTests[a.text(fn)] {
+		return false
+	}
+	name, builtin := a.text(fn), true
+	walkAll(a.root, func(n *sitter.Node) {
+		if builtin && n.Kind() == "identifier" && a.text(n) == name {
+			c := n.Parent()
+			builtin = c != nil && c.Kind() == "call" && sameNode(c.ChildByFieldName("function"), n)
+		}
+	})
+	return builtin
+}

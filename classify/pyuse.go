@@ -48,7 +48,10 @@ type pyOutcome struct {
 	use      Use
 	returned bool   // only returned: the caller decides
 	entry    string // returned in this entry of a dict (`return {"loss": v}`)
-	lines    []int  // 1-based lines that show the use, the read's own line excluded
+	// open: returned, and used another way that is not known: only a
+	// caller's test or size decides (flow.open)
+	open  bool
+	lines []int // 1-based lines that show the use, the read's own line excluded
 }
 
 // pyUse parses a program file and works out the use of the value read by
@@ -96,17 +99,17 @@ func pyUseOn(src []byte, root *sitter.Node, line int, rd pyRead, others otherFil
 	}
 	for i, r := range reads {
 		fl := a.followFrom(r, 0, rd.entry)
-		o := pyOutcome{use: fl.use, returned: fl.returned && fl.use == UseNone, lines: fl.lines}
+		o := pyOutcome{use: fl.use, returned: (fl.returned || fl.open) && fl.use == UseNone, open: fl.open, lines: fl.lines}
 		if o.returned {
 			o.entry = fl.entry
 		}
 		if fl.neutral && fl.use == UseLog {
 			o.use = UseNone // only cycles back: nothing seen
 		}
-		if i > 0 && (o.use != out.use || o.returned != out.returned || o.entry != out.entry) {
+		if i > 0 && (o.use != out.use || o.returned != out.returned || o.entry != out.entry || o.open != out.open) {
 			return pyOutcome{} // reads on the line disagree: which one synced is not known
 		}
-		out.use, out.returned, out.entry = o.use, o.returned, o.entry
+		out.use, out.returned, out.entry, out.open = o.use, o.returned, o.entry, o.open
 		out.lines = appendLines(out.lines, o.lines, line)
 	}
 	return out

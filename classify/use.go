@@ -98,11 +98,13 @@ func (f *facts) useOfValue() *useResult {
 
 // useFromTree works the use out on the parse tree of the program's files
 // (pyUse): the innermost program frame's line, then, while the value is
-// returned, its caller's. ok is false when the first file does not parse,
+// returned, its caller's (when it was also used another way not known,
+// only the caller's test or size decides). ok is false when the first file does not parse,
 // for the line's regexes to try.
 func (f *facts) useFromTree() (u *useResult, ok bool) {
 	rd := f.pyRead()
 	var ev []string
+	open := false // returned on the way while used another way not known
 	for depth, fr := range f.own {
 		if depth > maxCallerFrames {
 			break
@@ -125,9 +127,12 @@ func (f *facts) useFromTree() (u *useResult, ok bool) {
 			ev = append(ev, fmt.Sprintf("then Python line `%s` (%s:%d)", clip(strings.TrimSpace(stripComment(sf.lines[l-1]))), displayFile(fr.File), l))
 		}
 		switch {
+		case o.use != UseNone && open && o.use != UseBranch && o.use != UseShape:
+			return nil, true // its other use on the way is not known: only a test or a size decides
 		case o.use != UseNone:
 			return &useResult{use: o.use, evidence: ev}, true
 		case o.returned && len(fr.Function) <= maxNameBytes && fr.Function != "<module>":
+			open = open || o.open
 			rd = pyRead{kind: readCall, fn: fr.Function, entry: o.entry} // the caller calls this function
 			continue
 		}
