@@ -199,6 +199,20 @@ func (a *pyAnalysis) programClass(name string) (*pyAnalysis, *sitter.Node) {
 		}
 		return a, own
 	}
+	return a.importedDefinition(name, "class_definition", func(p *programTrees, orig string) (*parsedFile, *sitter.Node) {
+		if c := p.class(orig); c != nil {
+			return c.file, c.node
+		}
+		return nil, nil
+	})
+}
+
+// importedDefinition is the definition of the kind that name, imported by
+// name into this file from one of the program's modules, is: lookup gives
+// the program's one definition of the original name, which must stand at
+// the top level of that module (not a method or a nested one). It returns
+// the analysis of the definition's file.
+func (a *pyAnalysis) importedDefinition(name, kind string, lookup func(*programTrees, string) (*parsedFile, *sitter.Node)) (*pyAnalysis, *sitter.Node) {
 	self, prog := a.others.self, a.others.prog
 	if self == nil || prog == nil {
 		return nil, nil
@@ -208,15 +222,15 @@ func (a *pyAnalysis) programClass(name string) (*pyAnalysis, *sitter.Node) {
 		return nil, nil
 	}
 	mod, orig := path.Split(strings.ReplaceAll(imported, ".", "/"))
-	c := prog.class(orig)
-	if c == nil || mod == "" || !isModuleFile(c.file.file, strings.TrimSuffix(mod, "/")+".py") {
+	file, node := lookup(prog, orig)
+	if node == nil || mod == "" || !isModuleFile(file.file, strings.TrimSuffix(mod, "/")+".py") {
 		return nil, nil
 	}
-	b := a.analysisOf(c.file)
-	if own := b.moduleClass(orig); own == nil || !sameNode(own, c.node) {
-		return nil, nil // a nested class: not the module's name
+	b := a.analysisOf(file)
+	if own := b.moduleDefinition(kind, orig); own == nil || !sameNode(own, node) {
+		return nil, nil
 	}
-	return b, c.node
+	return b, node
 }
 
 // programFunction is the top-level function that name, called in this
@@ -228,24 +242,15 @@ func (a *pyAnalysis) programFunction(name string) (*pyAnalysis, *sitter.Node) {
 	if own := a.moduleFunction(name); own != nil {
 		return a, own
 	}
-	self, prog := a.others.self, a.others.prog
-	if self == nil || prog == nil || a.moduleDefinition("class_definition", name) != nil {
+	if a.moduleDefinition("class_definition", name) != nil {
 		return nil, nil
 	}
-	imported, ok := self.imports[name]
-	if !ok {
+	return a.importedDefinition(name, "function_definition", func(p *programTrees, orig string) (*parsedFile, *sitter.Node) {
+		if d := p.function(orig); d != nil {
+			return d.file, d.node
+		}
 		return nil, nil
-	}
-	mod, orig := path.Split(strings.ReplaceAll(imported, ".", "/"))
-	d := prog.function(orig)
-	if d == nil || mod == "" || !isModuleFile(d.file.file, strings.TrimSuffix(mod, "/")+".py") {
-		return nil, nil
-	}
-	b := a.analysisOf(d.file)
-	if own := b.moduleFunction(orig); own == nil || !sameNode(own, d.node) {
-		return nil, nil // a method or a nested function: not the module's name
-	}
-	return b, d.node
+	})
 }
 
 // isModuleFile says whether file, as the program matcher recorded it, is
