@@ -151,6 +151,7 @@ var heldOutRounds = []heldOutRound{
 	{"ps35_", []string{}}, // likewise (stop 31)
 	{"ps36_", []string{}}, // likewise (stop 31)
 	{"ps37_", []string{}}, // likewise (stop 31)
+	{"ps38_", []string{}}, // likewise (stop 31)
 }
 
 // heldOutModes are the capture modes of a held-out program; nil for the
