@@ -139,7 +139,7 @@ func (g *gpuTyper) passedMaybeGPU(pf *parsedFile, def *sitter.Node, name string)
 		return true
 	}
 	offset := 0
-	if enclosingClass(def) != nil {
+	if enclosingClass(def) != nil && !staticMethodBy(def, pf.text) {
 		offset = 1 // self
 	}
 	for _, c := range calls {
@@ -165,7 +165,8 @@ func (g *gpuTyper) callsOf(pf *parsedFile, def *sitter.Node) (calls []programCal
 	cls := enclosingClass(def)
 	if fname == "__init__" && cls != nil {
 		fname = pf.text(cls.ChildByFieldName("name"))
-	} else if strings.HasPrefix(fname, "__") || def.Parent() != nil && def.Parent().Kind() == "decorated_definition" && !torchDecorated(pf, def.Parent()) {
+	} else if strings.HasPrefix(fname, "__") || def.Parent() != nil && def.Parent().Kind() == "decorated_definition" &&
+		!torchDecorated(pf, def.Parent()) && !staticMethodBy(def, pf.text) {
 		return nil, false
 	}
 	known = true

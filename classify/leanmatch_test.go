@@ -50,7 +50,7 @@ func TestProgramReadsAgree(t *testing.T) {
 		{"a read handed to a method of an object imported from a library", map[string]string{"prog.py": "import torch\nfrom _t import Tracker\nimport mylib\n" +
 			"x = torch.randn(4, device='cuda')\nt = mylib.Tracker()\nfor i in range(3):\n    t.push((x * i).sum().item(), n=2)\n", "_t.py": trackerModule}, 4, ""},
 		{"a read returned by a property the script only prints", map[string]string{"prog.py": propProg("print(m.mean, m.ratio())\n"), "_m.py": propModule}, 4, "false/logging"},
-		{"a read returned by a property the script tests", map[string]string{"prog.py": propProg("    if m.mean > 3:\n        break\n"), "_m.py": propModule}, 4, ""},
+		{"a read returned by a property the script tests", map[string]string{"prog.py": propProg("    if m.mean > 3:\n        break\n"), "_m.py": propModule}, 4, "true/control-flow"},
 		{"a read returned by a method the script tests", map[string]string{"prog.py": propProg("    if m.ratio() > 2:\n        break\n"), "_m.py": propModule}, 4, "true/control-flow"},
 		{"a read returned by a method the script keeps", map[string]string{"prog.py": propProg("    r = m.ratio()\n    if r > 2:\n        break\n"), "_m.py": propModule}, 4, "true/control-flow"},
 		{"a read kept on through max() into a peak only shown", map[string]string{"prog.py": peakProg(""), "_m.py": peakModule}, 4, "false/logging"},

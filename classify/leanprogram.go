@@ -65,6 +65,8 @@ type programTrees struct {
 	othersOf map[string]otherFiles
 	// live: the modules' top-level definitions running code names (pylive.go).
 	live map[string]bool
+	// hostTypes answers the use analysis's questions of type (hostValue).
+	hostTypes *gpuTyper
 }
 
 // function returns the program's one function named name; nil when there

@@ -112,6 +112,13 @@ func TestProgramTypesIdioms(t *testing.T) {
 		{"returned, the rows handed to a library, tested by the caller: true", map[string]string{"_u.py": "import torch\nclass Rec:\n    def __init__(self):\n        self.rows = []\n" +
 			"    def log(self, t):\n        v = t.item()\n        self.rows.append(v)\n        return v\n",
 			"prog.py": "import torch\nfrom _u import Rec\nx = torch.randn(4, device='cuda')\nr = Rec()\nfor i in range(3):\n    if r.log(x.sum()) > 9:\n        break\n    w = torch.tensor(r.rows, device='cuda')\n"}, 4, "true/control-flow"},
+		{"a function of a module imported whole decides", map[string]string{"_u.py": "def over(stats, limit=1.0):\n    return stats['kl'] > limit\n",
+			"prog.py": "import torch\nimport _u as u\nx = torch.randn(4, device='cuda')\nfor i in range(3):\n    kl = x.sum().item()\n    if u.over({'kl': kl, 'i': i}):\n        break\n"}, 4, "true/control-flow"},
+		{"a read divided by a number an object keeps, then tested", map[string]string{"prog.py": "import torch\nclass Scaler:\n    def __init__(self):\n        self.scale = 2.0 ** 10\n    def grow(self):\n        self.scale *= 2.0\n" +
+			"x = torch.randn(4, device='cuda')\nsc = Scaler()\nfor i in range(3):\n    s = sc.scale\n    g = float(x.sum()) / s\n    if g > 9:\n        break\n    sc.grow()\n"}, 4, "true/control-flow"},
+		{"a helper's result dropped by one caller, printed by another", map[string]string{"prog.py": "import math\nimport torch\n" +
+			"def rmse(x):\n    sse = 0.0\n    sse += (x * x).sum().item()\n    return math.sqrt(sse / x.numel())\n" +
+			"x = torch.randn(4, device='cuda')\nrmse(x)\nfor i in range(3):\n    print(rmse(x))\n"}, 4, "false/logging"},
 		{"returned and printed, the rows handed to a library: not known", map[string]string{"_u.py": "import torch\nclass Rec:\n    def __init__(self):\n        self.rows = []\n" +
 			"    def log(self, t):\n        v = t.item()\n        self.rows.append(v)\n        return v\n",
 			"prog.py": "import torch\nfrom _u import Rec\nx = torch.randn(4, device='cuda')\nr = Rec()\nfor i in range(3):\n    print(r.log(x.sum()))\n    w = torch.tensor(r.rows, device='cuda')\n"}, 4, ""},

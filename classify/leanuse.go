@@ -71,6 +71,9 @@ func (f *placeFinder) useOf(pf *parsedFile, n *sitter.Node, rd pyRead, depth int
 		if cn, _ := callNameOf(cf, c.ChildByFieldName("function")); cn != name || f.analysis(cf).inUncalledMethod(c) {
 			continue // another function's call, or a call no part of the program runs
 		}
+		if up := c.Parent(); up != nil && up.Kind() == "expression_statement" {
+			continue // its result dropped: no use of the value there
+		}
 		u, ok := f.useOf(cf, c, pyRead{kind: readCall, fn: name, entry: o.entry}, depth+1)
 		if !ok || found && u != use {
 			return UseNone, false

@@ -87,7 +87,8 @@ var (
 	textModules = map[string]bool{"json": true}
 	// throughCalls return the value, converted or picked: their result is followed.
 	throughCalls = map[string]bool{"int": true, "float": true, "round": true, "abs": true, "max": true, "min": true,
-		"sorted": true, "sum": true, "str": true, "repr": true, "format": true, "list": true, "tuple": true, "dict": true}
+		"sorted": true, "sum": true, "str": true, "repr": true, "format": true, "list": true, "tuple": true, "dict": true,
+		"zip": true}
 )
 
 // lookupKey says whether v is the key of a lookup, `d.get(v)` or
@@ -118,7 +119,27 @@ func (a *pyAnalysis) arithmeticKeepsScalar(op, v *sitter.Node) bool {
 	if sameNode(right, v) && left != nil && left.Kind() == "string" {
 		return true // "%.3f" % v
 	}
-	return a.isNumber(other) || other.Kind() == "identifier" && a.isNumberName(other)
+	return a.isNumber(other) || other.Kind() == "identifier" && a.isNumberName(other) || a.hostValue(other)
+}
+
+// hostValue says whether the program's type questions (leangpu.go) find
+// that n, in one of the program's files, holds no CUDA tensor
+// (`scale = scaler.loss_scale`, a number its class keeps): arithmetic with
+// it keeps a value read back on the host.
+func (a *pyAnalysis) hostValue(n *sitter.Node) bool {
+	p, pf := a.others.prog, a.others.self
+	if p == nil || pf == nil || pf.src == nil || !sameSource(pf.src, a.src) {
+		return false
+	}
+	if p.hostTypes == nil {
+		p.hostTypes = newGPUTyper(p)
+	}
+	return !p.hostTypes.maybeGPU(pf, n)
+}
+
+// sameSource says whether two slices are the same file's text.
+func sameSource(x, y []byte) bool {
+	return len(x) == len(y) && (len(x) == 0 || &x[0] == &y[0])
 }
 
 // constantString returns the text of a plain string literal ("loss",

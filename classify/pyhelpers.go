@@ -88,10 +88,15 @@ func (a *pyAnalysis) storedByKey(target *sitter.Node, aug bool, depth int) (flow
 // function assigns.
 func (a *pyAnalysis) calleeParam(call, arg *sitter.Node) (b *pyAnalysis, def *sitter.Node, name string, ok bool) {
 	fn := call.ChildByFieldName("function")
-	if fn == nil || fn.Kind() != "identifier" || arg.Parent() == nil || arg.Parent().Kind() != "argument_list" {
+	if fn == nil || arg.Parent() == nil || arg.Parent().Kind() != "argument_list" {
 		return nil, nil, "", false
 	}
-	b, def = a.programFunction(a.text(fn))
+	switch fn.Kind() {
+	case "identifier":
+		b, def = a.programFunction(a.text(fn))
+	case "attribute":
+		b, def = a.moduleAttributeFunction(fn) // `rl.kl_exceeded(stats)`, rl a module of the program
+	}
 	if def == nil {
 		return nil, nil, "", false
 	}

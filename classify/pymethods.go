@@ -22,7 +22,6 @@ package classify
 
 import (
 	"bytes"
-	"path"
 	"strings"
 
 	sitter "github.com/tree-sitter/go-tree-sitter"
@@ -55,7 +54,11 @@ func (a *pyAnalysis) methodParam(call, arg *sitter.Node) (b *pyAnalysis, def *si
 	if !ok {
 		return nil, nil, "", false
 	}
-	name = b.paramOf(def, kw, pos, 1)
+	skip := 1 // self
+	if staticMethod(b, def) {
+		skip = 0
+	}
+	name = b.paramOf(def, kw, pos, skip)
 	if name == "" || b.bindsOther(def, name) {
 		return nil, nil, "", false
 	}
@@ -188,86 +191,14 @@ func (a *pyAnalysis) classOfCalls(calls []*sitter.Node) (*pyAnalysis, *sitter.No
 	return b, cls
 }
 
-// programClass is the class that name, used in this file, names: one the
-// file defines at module level, or one it imports by name from one of the
-// program's modules; the program must have one class of that name. It
-// returns the analysis of the class's file.
-func (a *pyAnalysis) programClass(name string) (*pyAnalysis, *sitter.Node) {
-	if own := a.moduleClass(name); own != nil {
-		if a.others.prog != nil && a.others.prog.class(name) == nil {
-			return nil, nil // another file of the program has a class of that name
-		}
-		return a, own
-	}
-	return a.importedDefinition(name, "class_definition", func(p *programTrees, orig string) (*parsedFile, *sitter.Node) {
-		if c := p.class(orig); c != nil {
-			return c.file, c.node
-		}
-		return nil, nil
-	})
-}
-
-// importedDefinition is the definition of the kind that name, imported by
-// name into this file from one of the program's modules, is: lookup gives
-// the program's one definition of the original name, which must stand at
-// the top level of that module (not a method or a nested one). It returns
-// the analysis of the definition's file.
-func (a *pyAnalysis) importedDefinition(name, kind string, lookup func(*programTrees, string) (*parsedFile, *sitter.Node)) (*pyAnalysis, *sitter.Node) {
-	self, prog := a.others.self, a.others.prog
-	if self == nil || prog == nil {
-		return nil, nil
-	}
-	imported, ok := self.imports[name]
-	if !ok {
-		return nil, nil
-	}
-	mod, orig := path.Split(strings.ReplaceAll(imported, ".", "/"))
-	file, node := lookup(prog, orig)
-	if node == nil || mod == "" || !isModuleFile(file.file, strings.TrimSuffix(mod, "/")+".py") {
-		return nil, nil
-	}
-	b := a.analysisOf(file)
-	if own := b.moduleDefinition(kind, orig); own == nil || !sameNode(own, node) {
-		return nil, nil
-	}
-	return b, node
-}
-
-// programFunction is the top-level function that name, called in this
-// file, runs: one the file defines, or one it imports by name from one of
-// the program's modules (the program must define one function of that
-// name, at that module's top level). It returns the analysis of the
-// function's file.
-func (a *pyAnalysis) programFunction(name string) (*pyAnalysis, *sitter.Node) {
-	if own := a.moduleFunction(name); own != nil {
-		return a, own
-	}
-	if a.moduleDefinition("class_definition", name) != nil {
-		return nil, nil
-	}
-	return a.importedDefinition(name, "function_definition", func(p *programTrees, orig string) (*parsedFile, *sitter.Node) {
-		if d := p.function(orig); d != nil {
-			return d.file, d.node
-		}
-		return nil, nil
-	})
-}
-
-// isModuleFile says whether file, as the program matcher recorded it, is
-// the module file rel (`pkg/mod.py`).
-func isModuleFile(file, rel string) bool {
-	file = strings.ReplaceAll(file, `\`, "/")
-	return file == rel || strings.HasSuffix(file, "/"+rel)
-}
-
 // moduleClass is the file's one module-level class named name.
 func (a *pyAnalysis) moduleClass(name string) *sitter.Node {
 	return a.moduleDefinition("class_definition", name)
 }
 
-// ownMethod is the class's undecorated method named name, defined in its
-// own body; nil when it has none (an inherited method is not followed) or
-// more than one.
+// ownMethod is the class's method named name, defined in its own body,
+// undecorated or a `@staticmethod`; nil when it has none (an inherited
+// method is not followed) or more than one.
 func (a *pyAnalysis) ownMethod(cls *sitter.Node, name string) *sitter.Node {
 	body := cls.ChildByFieldName("body")
 	var found *sitter.Node
@@ -275,9 +206,14 @@ func (a *pyAnalysis) ownMethod(cls *sitter.Node, name string) *sitter.Node {
 		d := body.NamedChild(i)
 		nm := d.ChildByFieldName("name")
 		if d.Kind() == "decorated_definition" {
-			if def := d.ChildByFieldName("definition"); def != nil && def.ChildByFieldName("name") != nil && a.text(def.ChildByFieldName("name")) == name {
-				return nil // a staticmethod, a property, a wrapper: not followed
+			def := d.ChildByFieldName("definition")
+			if def == nil || def.ChildByFieldName("name") == nil || a.text(def.ChildByFieldName("name")) != name {
+				continue
 			}
+			if !staticMethod(a, def) || found != nil {
+				return nil // a property, a class method, a wrapper: not followed
+			}
+			found = def
 			continue
 		}
 		if d.Kind() != "function_definition" || nm == nil || a.text(nm) != name {
@@ -289,6 +225,27 @@ func (a *pyAnalysis) ownMethod(cls *sitter.Node, name string) *sitter.Node {
 		found = d
 	}
 	return found
+}
+
+// staticMethod says whether def is decorated with `@staticmethod` alone:
+// Python calls it without the instance.
+func staticMethod(a *pyAnalysis, def *sitter.Node) bool { return staticMethodBy(def, a.text) }
+
+// staticMethodBy is staticMethod with the source text read by text.
+func staticMethodBy(def *sitter.Node, text func(*sitter.Node) string) bool {
+	d := def.Parent()
+	if d == nil || d.Kind() != "decorated_definition" {
+		return false
+	}
+	decorators := 0
+	static := false
+	for i := uint(0); i < d.NamedChildCount(); i++ {
+		if c := d.NamedChild(i); c.Kind() == "decorator" {
+			decorators++
+			static = strings.TrimSpace(strings.TrimPrefix(text(c), "@")) == "staticmethod"
+		}
+	}
+	return decorators == 1 && static
 }
 
 // methodsNamed counts the methods named name of every class of the

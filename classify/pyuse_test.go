@@ -239,7 +239,9 @@ func TestPyUse(t *testing.T) {
 		{"a library's object is not followed", "import torch\nclass M:\n    def step(self, v):\n        print(v)\ndef f(x, opt):\n    s = torch.optim.lr_scheduler.StepLR(opt, 3)\n    s.step(x.item())  # <-\n", item, UseNone, false},
 		{"self's method that a subclass overrides is not followed", "class M:\n    def put(self, v):\n        print(v)\n    def go(self, x):\n        self.put(x.item())  # <-\nclass K(M):\n    def put(self, v):\n        if v > 1:\n            raise ValueError(v)\n", item, UseNone, false},
 		{"an inherited method is not followed", "class B:\n    def put(self, v):\n        print(v)\nclass M(B):\n    pass\ndef f(x):\n    m = M()\n    m.put(x.item())  # <-\n", item, UseNone, false},
-		{"a staticmethod is not followed", "class M:\n    @staticmethod\n    def put(v):\n        print(v)\ndef f(x):\n    m = M()\n    m.put(x.item())  # <-\n", item, UseNone, false},
+		{"a staticmethod is followed, without self", "class M:\n    @staticmethod\n    def put(v):\n        print(v)\ndef f(x):\n    m = M()\n    m.put(x.item())  # <-\n", item, UseLog, false},
+		{"a staticmethod that tests its first parameter", "class M:\n    @staticmethod\n    def bad(v, limit=9.0):\n        return v > limit\n    def check(self, v):\n        if self.bad(v):\n            raise ValueError('x')\ndef f(x):\n    m = M()\n    m.check(x.item())  # <-\n", item, UseBranch, false},
+		{"a classmethod is not followed", "class M:\n    @classmethod\n    def put(cls, v):\n        print(v)\ndef f(x):\n    m = M()\n    m.put(x.item())  # <-\n", item, UseNone, false},
 		// A test that only records and picks the constant returned
 		// (pyrecords.go), and an attribute's best-so-far (pyelsewhere.go).
 		{"a test that only picks the constant returned stays a test", "def f(x):\n    if x.item() > 3:  # <-\n        return 1\n", item, UseBranch, false},
