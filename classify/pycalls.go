@@ -128,18 +128,13 @@ func (a *pyAnalysis) arithmeticKeepsScalar(op, v *sitter.Node) bool {
 // it keeps a value read back on the host.
 func (a *pyAnalysis) hostValue(n *sitter.Node) bool {
 	p, pf := a.others.prog, a.others.self
-	if p == nil || pf == nil || pf.src == nil || !sameSource(pf.src, a.src) {
+	if p == nil || pf == nil || pf.root == nil || !sameNode(pf.root, a.root) {
 		return false
 	}
 	if p.hostTypes == nil {
 		p.hostTypes = newGPUTyper(p)
 	}
 	return !p.hostTypes.maybeGPU(pf, n)
-}
-
-// sameSource says whether two slices are the same file's text.
-func sameSource(x, y []byte) bool {
-	return len(x) == len(y) && (len(x) == 0 || &x[0] == &y[0])
 }
 
 // constantString returns the text of a plain string literal ("loss",

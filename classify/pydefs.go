@@ -46,15 +46,33 @@ func (a *pyAnalysis) importedDefinition(name, kind string, lookup func(*programT
 		return nil, nil
 	}
 	mod, orig := path.Split(strings.ReplaceAll(imported, ".", "/"))
-	file, node := lookup(prog, orig)
-	if node == nil || mod == "" || !isModuleFile(file.file, strings.TrimSuffix(mod, "/")+".py") {
+	if mod == "" {
+		return nil, nil
+	}
+	return a.definitionIn(strings.TrimSuffix(mod, "/"), orig, kind, lookup)
+}
+
+// definitionIn is the program's one definition of the kind named name
+// (lookup finds it) when it stands at the top level of the module file
+// module (`pkg/mod`), with the analysis of that file; nil otherwise.
+func (a *pyAnalysis) definitionIn(module, name, kind string, lookup func(*programTrees, string) (*parsedFile, *sitter.Node)) (*pyAnalysis, *sitter.Node) {
+	file, node := lookup(a.others.prog, name)
+	if node == nil || !isModuleFile(file.file, module+".py") {
 		return nil, nil
 	}
 	b := a.analysisOf(file)
-	if own := b.moduleDefinition(kind, orig); own == nil || !sameNode(own, node) {
-		return nil, nil
+	if own := b.moduleDefinition(kind, name); own == nil || !sameNode(own, node) {
+		return nil, nil // a method or a nested definition: not the module's name
 	}
 	return b, node
+}
+
+// programFunctionNamed finds the program's one function of a name.
+func programFunctionNamed(p *programTrees, name string) (*parsedFile, *sitter.Node) {
+	if d := p.function(name); d != nil {
+		return d.file, d.node
+	}
+	return nil, nil
 }
 
 // programFunction is the top-level function that name, called in this
@@ -69,12 +87,7 @@ func (a *pyAnalysis) programFunction(name string) (*pyAnalysis, *sitter.Node) {
 	if a.moduleDefinition("class_definition", name) != nil {
 		return nil, nil
 	}
-	return a.importedDefinition(name, "function_definition", func(p *programTrees, orig string) (*parsedFile, *sitter.Node) {
-		if d := p.function(orig); d != nil {
-			return d.file, d.node
-		}
-		return nil, nil
-	})
+	return a.importedDefinition(name, "function_definition", programFunctionNamed)
 }
 
 // moduleAttributeFunction is the top-level function that `mod.name`
@@ -90,16 +103,7 @@ func (a *pyAnalysis) moduleAttributeFunction(fn *sitter.Node) (*pyAnalysis, *sit
 	if !ok || strings.Contains(module, ".") || !prog.isLocal(module) || a.definingScope(obj, a.text(obj)).Kind() != "module" {
 		return nil, nil // not a module of the program, or a name bound again
 	}
-	name := a.text(attr)
-	d := prog.function(name)
-	if d == nil || !isModuleFile(d.file.file, module+".py") {
-		return nil, nil
-	}
-	b := a.analysisOf(d.file)
-	if own := b.moduleFunction(name); own == nil || !sameNode(own, d.node) {
-		return nil, nil
-	}
-	return b, d.node
+	return a.definitionIn(module, a.text(attr), "function_definition", programFunctionNamed)
 }
 
 // isModuleFile says whether file, as the program matcher recorded it, is

@@ -55,7 +55,7 @@ func (a *pyAnalysis) methodParam(call, arg *sitter.Node) (b *pyAnalysis, def *si
 		return nil, nil, "", false
 	}
 	skip := 1 // self
-	if staticMethod(b, def) {
+	if staticMethodBy(def, b.text) {
 		skip = 0
 	}
 	name = b.paramOf(def, kw, pos, skip)
@@ -210,7 +210,7 @@ func (a *pyAnalysis) ownMethod(cls *sitter.Node, name string) *sitter.Node {
 			if def == nil || def.ChildByFieldName("name") == nil || a.text(def.ChildByFieldName("name")) != name {
 				continue
 			}
-			if !staticMethod(a, def) || found != nil {
+			if !staticMethodBy(def, a.text) || found != nil {
 				return nil // a property, a class method, a wrapper: not followed
 			}
 			found = def
@@ -227,11 +227,8 @@ func (a *pyAnalysis) ownMethod(cls *sitter.Node, name string) *sitter.Node {
 	return found
 }
 
-// staticMethod says whether def is decorated with `@staticmethod` alone:
-// Python calls it without the instance.
-func staticMethod(a *pyAnalysis, def *sitter.Node) bool { return staticMethodBy(def, a.text) }
-
-// staticMethodBy is staticMethod with the source text read by text.
+// staticMethodBy says whether def is decorated with `@staticmethod` alone
+// (Python calls it without the instance), its source read by text.
 func staticMethodBy(def *sitter.Node, text func(*sitter.Node) string) bool {
 	d := def.Parent()
 	if d == nil || d.Kind() != "decorated_definition" {

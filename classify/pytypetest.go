@@ -134,12 +134,20 @@ func (a *pyAnalysis) typeTestOf(call, v *sitter.Node) bool {
 		!sameNode(args.NamedChild(0), v) || !typeTests[a.text(fn)] {
 		return false
 	}
-	name, builtin := a.text(fn), true
+	name := a.text(fn)
+	if builtin, ok := a.builtin[name]; ok {
+		return builtin
+	}
+	builtin := true
 	walkAll(a.root, func(n *sitter.Node) {
 		if builtin && n.Kind() == "identifier" && a.text(n) == name {
 			c := n.Parent()
 			builtin = c != nil && c.Kind() == "call" && sameNode(c.ChildByFieldName("function"), n)
 		}
 	})
+	if a.builtin == nil {
+		a.builtin = map[string]bool{}
+	}
+	a.builtin[name] = builtin
 	return builtin
 }

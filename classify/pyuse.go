@@ -150,6 +150,7 @@ type pyAnalysis struct {
 	budget      *int            // steps left to the query, shared with the analyses of other files (spend)
 	uncalled    map[uint]bool   // methods no code calls, by their def's first byte (pydead.go)
 	unusedTop   map[uint]bool   // a module's top-level definitions no code names, likewise
+	builtin     map[string]bool // whether a name is Python's builtin in this file (typeTestOf)
 	deciding    map[string]bool // attributes and methods whose reads are being asked whether they decide (pyelsewhere.go)
 }
 
