@@ -152,6 +152,8 @@ var heldOutRounds = []heldOutRound{
 	{"ps36_", []string{}}, // likewise (stop 31)
 	{"ps37_", []string{}}, // likewise (stop 31)
 	{"ps38_", []string{}}, // likewise (stop 31)
+	{"ps39_", []string{}}, // likewise (stop 32)
+	{"ps40_", []string{}}, // likewise (stop 32)
 }
 
 // heldOutModes are the capture modes of a held-out program; nil for the
