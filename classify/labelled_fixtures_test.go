@@ -154,6 +154,7 @@ var heldOutRounds = []heldOutRound{
 	{"ps38_", []string{}}, // likewise (stop 31)
 	{"ps39_", []string{}}, // likewise (stop 32)
 	{"ps40_", []string{}}, // likewise (stop 32)
+	{"ps41_", []string{}}, // likewise (stop 32)
 }
 
 // heldOutModes are the capture modes of a held-out program; nil for the
