@@ -109,9 +109,13 @@ func (a *pyAnalysis) callNameIs(call *sitter.Node, name string) bool {
 	return n == name
 }
 
-// isStoreTarget says whether n is the left side of an assignment.
+// isStoreTarget says whether n is the left side of an assignment, or one
+// of the targets it unpacks into (`d["a"], d["b"] = x, y`).
 func isStoreTarget(n *sitter.Node) bool {
 	p := n.Parent()
+	for p != nil && (p.Kind() == "pattern_list" || p.Kind() == "tuple_pattern" || p.Kind() == "list_pattern") {
+		n, p = p, p.Parent()
+	}
 	if p == nil || (p.Kind() != "assignment" && p.Kind() != "augmented_assignment") {
 		return false
 	}

@@ -63,19 +63,8 @@ func (a *pyAnalysis) followFrom(v *sitter.Node, depth int, key string) flow {
 				return flow{}
 			}
 			if p.Kind() != "while_statement" {
-				if a.picksReturnedText(p) || a.picksReturnedValue(p) {
-					return flow{returned: true} // the text or value returned carries it on
-				}
-				if fl, ok := a.onlyRecords(p, depth); ok {
+				if fl, ok := a.testFlow(p, depth); ok {
 					return fl
-				}
-				if fl, ok := a.recordsThenReturns(p, depth); ok {
-					return fl
-				}
-				if a.methodDepth > 0 || inMethod(p) {
-					if fl, ok := a.stateFlow(p, depth); ok {
-						return fl // a test or a size of what the arms set, else unknown (pystate.go)
-					}
 				}
 			}
 			return a.at(UseBranch, p)
@@ -153,9 +142,9 @@ func (a *pyAnalysis) followFrom(v *sitter.Node, depth int, key string) flow {
 			case u == useThrough, a.lookupKey(call, v), a.recordCall(call):
 				v = call
 			case a.entryCall(call) && sameNode(p.NamedChild(0), v) && a.callNameIs(call, "setdefault"):
-				return a.kept(containerOf(call), call) // `d.setdefault(k, [])`: the key picks the entry, as a store's
+				return a.kept(containerOf(call), call, depth) // `d.setdefault(k, [])`: the key picks the entry, as a store's
 			case u == int(UseLog) && a.storesInto(call):
-				return a.kept(containerOf(call), call) // appended to a list
+				return a.kept(containerOf(call), call, depth) // appended to a list
 			case u == int(UseLog):
 				return a.at(UseLog, call) // shown: printed, logged, written
 			case u == int(UseNone):
@@ -205,10 +194,20 @@ func (a *pyAnalysis) followFrom(v *sitter.Node, depth int, key string) flow {
 			}
 			// the key of a store (`counts[word] += 1`): it picks the entry
 			// written, and the container's reads decide
-			if !sameNode(p.ChildByFieldName("subscript"), v) || !isStoreTarget(p) {
+			if !sameNode(p.ChildByFieldName("subscript"), v) {
 				return flow{}
 			}
-			return a.kept(containerOf(p), p.Parent())
+			if !isStoreTarget(p) {
+				// the key of a read (`EXTRA_PASSES[k]`): it picks the element;
+				// an element that decides a branch or a size makes the key
+				// decide it, any other use leaves it not known (the element
+				// may hold anything)
+				if el := a.followFrom(p, depth+1, ""); el.use == UseBranch || el.use == UseShape {
+					return el
+				}
+				return flow{}
+			}
+			return a.kept(containerOf(p), p.Parent(), depth)
 		case "assignment":
 			if !sameNode(p.ChildByFieldName("right"), v) {
 				return flow{}
@@ -254,7 +253,10 @@ func (a *pyAnalysis) followFrom(v *sitter.Node, depth int, key string) flow {
 // container (pycontainer.go, pyfill.go): tested while it is filled, a
 // branch; read otherwise while filled, unknown; read only once the loop
 // that fills it is over, later; else only kept, logged.
-func (a *pyAnalysis) kept(container, fill *sitter.Node) flow {
+func (a *pyAnalysis) kept(container, fill *sitter.Node, depth int) flow {
+	if fl, ok := a.storedByKey(container, false, depth); ok {
+		return fl // an entry of a dict: its readers decide
+	}
 	switch a.containerUse(container, fill) {
 	case containerTested:
 		return a.at(UseBranch, fill)
@@ -284,7 +286,7 @@ func (a *pyAnalysis) stored(stmt, target *sitter.Node, aug bool, depth int, entr
 		if target.Kind() == "attribute" {
 			held = target
 		}
-		return a.kept(held, stmt) // stored in a container or an object
+		return a.kept(held, stmt, depth) // stored in a container or an object
 	case "pattern_list", "tuple_pattern", "list_pattern":
 		// unpacked (`lo, hi = t.tolist()`, `level, msg = pick(v)`): each
 		// name holds part of it, and every one's use counts
@@ -308,6 +310,73 @@ func (a *pyAnalysis) stored(stmt, target *sitter.Node, aug bool, depth int, entr
 	return flow{}
 }
 
+// testFlow is the flow of an if or elif test that only picks what is
+// returned or recorded, or what a method's state becomes (stateFlow);
+// ok is false for a test that decides anything else. A test reached again
+// while its own arms are followed (`if v < w["best"]: w["best"] = v`: what
+// the arm stores is read by the same test) is a cycle: what the arm
+// stores decides nothing new there. A test answered when no other was
+// open keeps its answer: reached again along another path, deeper, it is
+// the same test of the same arms.
+func (a *pyAnalysis) testFlow(p *sitter.Node, depth int) (flow, bool) {
+	span, m := a.spanOf(p), a.testMemo()
+	if fl, ok := m.done[span]; ok {
+		return fl, true
+	}
+	if m.open[span] {
+		return flow{use: UseLog, neutral: true}, true
+	}
+	outermost := len(m.open) == 0
+	m.open[span] = true
+	fl, ok := a.testFlowOf(p, depth)
+	delete(m.open, span)
+	if ok && outermost {
+		m.done[span] = fl
+	}
+	return fl, ok
+}
+
+// testFlowOf is testFlow without the cycle's guard.
+func (a *pyAnalysis) testFlowOf(p *sitter.Node, depth int) (flow, bool) {
+	if a.picksReturnedText(p) || a.picksReturnedValue(p) {
+		return flow{returned: true}, true // the text or value returned carries it on
+	}
+	if fl, ok := a.onlyRecords(p, depth); ok {
+		return fl, true
+	}
+	if fl, ok := a.recordsThenReturns(p, depth); ok {
+		return fl, true
+	}
+	if fl, ok := a.recordsThenLeaves(p, depth); ok {
+		return fl, true
+	}
+	if fl, ok := a.searchPick(p, depth); ok {
+		return fl, true
+	}
+	if a.methodDepth > 0 || inMethod(p) {
+		if fl, ok := a.stateFlow(p, depth); ok {
+			return fl, true // a test or a size of what the arms set, else unknown (pystate.go)
+		}
+	}
+	return flow{}, false
+}
+
+// testMemo holds the tests being followed (open) and those answered
+// (done) for testFlow.
+type testMemo struct {
+	open map[nodeSpan]bool
+	done map[nodeSpan]flow
+}
+
+// testMemo is the analysis's memo of tests, shared with the analyses of
+// the program's other files (analysisOf).
+func (a *pyAnalysis) testMemo() *testMemo {
+	if a.tests == nil {
+		a.tests = &testMemo{open: map[nodeSpan]bool{}, done: map[nodeSpan]flow{}}
+	}
+	return a.tests
+}
+
 // openAtCall is the use of a value a callee returns while using it another
 // way not known (flow.open): the call's result, followed, decides only
 // when it is tested or taken as a size; returned on, it stays open.
@@ -320,4 +389,16 @@ func (a *pyAnalysis) openAtCall(call *sitter.Node, depth int, entry string) flow
 		return flow{open: true, entry: res.entry}
 	}
 	return flow{}
+}
+
+// nodeSpan is where a node lies, in which parsed file (its root's id): the
+// key of a node in a map shared by the analyses of a program's files.
+type nodeSpan struct {
+	file       uintptr
+	start, end uint
+}
+
+// spanOf is n's span in the file whose root is a.root.
+func (a *pyAnalysis) spanOf(n *sitter.Node) nodeSpan {
+	return nodeSpan{a.root.Id(), n.StartByte(), n.EndByte()}
 }

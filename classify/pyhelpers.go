@@ -46,22 +46,28 @@ func (a *pyAnalysis) intoCallee(call, v *sitter.Node, depth int, entry string) (
 		b.methodDepth++
 		defer func() { b.methodDepth-- }()
 	}
-	fl = b.taintIn(def, name, false, depth, entry)
+	fl, used := b.taintInUsed(def, name, false, depth, entry)
+	if !used && entry != "" {
+		return flow{use: UseLog, neutral: true}, true // the callee reads no entry of that key: not a use of it
+	}
 	if b != a {
 		fl.lines = nil // lines of another file: not this one's to show
 	}
-	if fl.neutral && fl.use == UseLog {
+	if fl.neutral && fl.use == UseLog && entry == "" {
 		return flow{}, true // the parameter only cycles back: nothing seen
 	}
 	return fl, true
 }
 
 // storedByKey follows a value stored under a constant key of a dict held
-// in a variable (`state["best"] = v`, `stats["n"] += v`) through the reads
-// of that key in the scope that binds the variable: a read of another
-// constant key is not a use of it, any use of the whole dict is. ok is
-// false for any other store, or when those reads decide nothing (the
-// container analysis then answers as before).
+// in a variable (`state["best"] = v`, `stats["n"] += v`), or put into the
+// container held there (`state["hist"].append(v)`: target is then that
+// entry), through the reads of that key in the scope that binds the
+// variable: a read of another constant key is not a use of it, any use of
+// the whole dict is; of a dict the function takes as a parameter, its
+// callers' reads too (paramEntryFlow). ok is false for any other store, or
+// when those reads decide nothing (the container analysis then answers as
+// before).
 func (a *pyAnalysis) storedByKey(target *sitter.Node, aug bool, depth int) (flow, bool) {
 	if target.Kind() != "subscript" {
 		return flow{}, false
@@ -71,7 +77,14 @@ func (a *pyAnalysis) storedByKey(target *sitter.Node, aug bool, depth int) (flow
 		return flow{}, false
 	}
 	name := a.text(dict)
-	fl := a.taintIn(a.definingScope(dict, name), name, aug, depth, key)
+	scope := a.definingScope(dict, name)
+	fl, used := a.taintInUsed(scope, name, aug, depth, key)
+	if callers, ok := a.paramEntryFlow(scope, name, key, depth); ok { // a dict the function was handed
+		if used {
+			callers = merge(fl, callers)
+		}
+		fl = callers
+	}
 	if fl.use == UseNone && !fl.returned {
 		return flow{}, false
 	}

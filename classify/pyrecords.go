@@ -98,6 +98,7 @@ const (
 	armRecords           armRule = iota // only record: what a store sets is itself only shown or kept
 	armRecordsOrConstant                // record, or return a constant (isConstant)
 	armSetsState                        // set state whatever is done with it, log, or return a value free of calls
+	armRecordsOrLeaves                  // record, or return nothing (a bare return)
 )
 
 // armStatements walks the statements of block from the from-th on under
@@ -118,10 +119,14 @@ func (a *pyAnalysis) armStatements(block *sitter.Node, from uint, depth int, rul
 			switch n := s.NamedChildCount(); {
 			case rule == armRecordsOrConstant && n == 1 && a.isConstant(s.NamedChild(0)):
 			case rule == armSetsState && (n == 0 || n == 1 && a.callFree(s.NamedChild(0))):
+			case rule == armRecordsOrLeaves && n == 0:
 			default:
 				return flow{}, false, false
 			}
-			out, returns = merge(out, flow{returned: true}), true
+			if rule != armRecordsOrLeaves { // a bare return there returns nothing
+				out = merge(out, flow{returned: true})
+			}
+			returns = true
 			continue
 		case "expression_statement":
 			if s.NamedChildCount() != 1 {
@@ -129,6 +134,8 @@ func (a *pyAnalysis) armStatements(block *sitter.Node, from uint, depth int, rul
 			}
 			e := s.NamedChild(0)
 			switch {
+			case e.Kind() == "string":
+				continue // a docstring
 			case e.Kind() == "assignment" || e.Kind() == "augmented_assignment":
 				right, left := e.ChildByFieldName("right"), e.ChildByFieldName("left")
 				if right == nil || left == nil || !a.callFree(right) {
@@ -148,11 +155,22 @@ func (a *pyAnalysis) armStatements(block *sitter.Node, from uint, depth int, rul
 					case c != nil && c.Kind() == "identifier" && !a.lengthRead(c):
 					case c != nil && c.Kind() == "attribute" && a.programObject(c.ChildByFieldName("object")) &&
 						!a.attributeLengthRead(attrName(a, c)): // `self.history.append(…)`
+					case c != nil && c.Kind() == "subscript":
+						// `stats["alerts"].append(…)`: that entry's reads, its length's too, decide
+						if _, ok := a.storedByKey(c, false, depth); !ok {
+							return flow{}, false, false
+						}
 					default:
 						return flow{}, false, false // a list filled under a test: its length carries the test
 					}
-					fl = a.kept(c, e)
+					fl = a.kept(c, e, depth)
 				}
+			case e.Kind() == "call":
+				rec, ok := a.recordingCall(e, depth)
+				if !ok {
+					return flow{}, false, false
+				}
+				fl = rec
 			default:
 				return flow{}, false, false
 			}
@@ -177,6 +195,25 @@ func (a *pyAnalysis) armStatements(block *sitter.Node, from uint, depth int, rul
 		out = merge(out, fl)
 	}
 	return out, returns, true
+}
+
+// topTest says whether test is an if statement at the top of its
+// function's body (functionTail) in a function every return of which
+// passes the check, and returns what functionTail does.
+func (a *pyAnalysis) topTest(test *sitter.Node, check func(ret *sitter.Node) bool) (body *sitter.Node, after uint, ok bool) {
+	if test.Kind() != "if_statement" {
+		return nil, 0, false
+	}
+	body, after, ok = functionTail(test)
+	if !ok {
+		return nil, 0, false
+	}
+	a.ownStatements(enclosingFunction(test), func(n *sitter.Node) {
+		if ok && n.Kind() == "return_statement" && !check(n) {
+			ok = false
+		}
+	})
+	return body, after, ok
 }
 
 // functionTail says whether test sits at the top of its function's body,
@@ -211,20 +248,10 @@ func functionTail(test *sitter.Node) (body *sitter.Node, after uint, ok bool) {
 // also handed to a call not followed, `not math.isfinite(v) or v > lim`,
 // lost the branch held-out round 14 labels true.)
 func (a *pyAnalysis) recordsThenReturns(test *sitter.Node, depth int) (flow, bool) {
-	if test.Kind() != "if_statement" {
-		return flow{}, false
-	}
-	body, after, ok := functionTail(test)
-	if !ok {
-		return flow{}, false
-	}
-	constants := true
-	a.ownStatements(enclosingFunction(test), func(n *sitter.Node) {
-		if n.Kind() == "return_statement" && (n.NamedChildCount() != 1 || !a.isConstant(n.NamedChild(0))) {
-			constants = false
-		}
+	body, after, ok := a.topTest(test, func(ret *sitter.Node) bool {
+		return ret.NamedChildCount() == 1 && a.isConstant(ret.NamedChild(0))
 	})
-	if !constants {
+	if !ok {
 		return flow{}, false
 	}
 	out, records := flow{use: UseLog, neutral: true}, false

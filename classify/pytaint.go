@@ -42,12 +42,19 @@ func taintKey(scope *sitter.Node, name, entry string) string {
 
 // taintIn is taint over the uses of name in scope.
 func (a *pyAnalysis) taintIn(scope *sitter.Node, name string, lenient bool, depth int, entry string) flow {
+	fl, _ := a.taintInUsed(scope, name, lenient, depth, entry)
+	return fl
+}
+
+// taintInUsed is taintIn, and whether scope reads the variable (the entry)
+// at all.
+func (a *pyAnalysis) taintInUsed(scope *sitter.Node, name string, lenient bool, depth int, entry string) (fl flow, used bool) {
 	key := taintKey(scope, name, entry)
 	if a.tainted[key] {
-		return flow{use: UseLog, neutral: true}
+		return flow{use: UseLog, neutral: true}, true
 	}
 	if depth >= maxFlowDepth {
-		return flow{}
+		return flow{}, true
 	}
 	a.tainted[key] = true
 	defer delete(a.tainted, key)
@@ -61,8 +68,8 @@ func (a *pyAnalysis) taintIn(scope *sitter.Node, name string, lenient bool, dept
 				switch {
 				case k != "" && k != entry:
 					return // another entry of the dict
-				case k == entry && isStoreTarget(sub):
-					return // a store into the entry: not a read of it
+				case k == entry && (isStoreTarget(sub) || a.filledThrough(sub)):
+					return // a store into the entry, or into what it holds: not a read of it
 				case k == entry:
 					use = sub // the value read back out
 				}
@@ -84,14 +91,14 @@ func (a *pyAnalysis) taintIn(scope *sitter.Node, name string, lenient bool, dept
 	})
 	if first { // never used
 		if lenient {
-			return flow{use: UseLog}
+			return flow{use: UseLog}, false
 		}
-		return flow{}
+		return flow{}, false
 	}
 	if lenient && out.neutral && out.use == UseLog {
 		out.neutral = false // the accumulation itself is the use
 	}
-	return out
+	return out, true
 }
 
 // uses calls fn with every identifier in scope named name that reads it

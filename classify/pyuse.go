@@ -152,6 +152,7 @@ type pyAnalysis struct {
 	unusedTop   map[uint]bool   // a module's top-level definitions no code names, likewise
 	builtin     map[string]bool // whether a name is Python's builtin in this file (typeTestOf)
 	deciding    map[string]bool // attributes and methods whose reads are being asked whether they decide (pyelsewhere.go)
+	tests       *testMemo       // tests being followed and answered (testFlow), shared by a program's analyses
 }
 
 func (a *pyAnalysis) text(n *sitter.Node) string { return n.Utf8Text(a.src) }

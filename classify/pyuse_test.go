@@ -137,7 +137,7 @@ func TestPyUse(t *testing.T) {
 		{"dict literal, a computed key read only printed", "def f(x, k):\n    r = {'loss': x.item()}  # <-\n    print(r[k])\n", item, UseLog, false},
 		{"a list's element tested", "def f(x):\n    v = x.tolist()  # <-\n    if v[0] > 1:\n        pass\n", pyRead{kind: readTolist}, UseBranch, false},
 		{"a list's element stored back into it: not followed", "def f(x):\n    v = x.tolist()  # <-\n    v[0] += 1\n", pyRead{kind: readTolist}, UseNone, false},
-		{"stored into a nested dict that sizes a tensor", "def f(x, out):\n    rec = {'c': {}}\n    rec['c']['n'] = int(x)  # <-\n    print(rec)\n    return out.narrow(0, 0, rec['c']['n'])\n", pyRead{kind: readInt}, UseNone, false},
+		{"stored into a nested dict that sizes a tensor", "def f(x, out):\n    rec = {'c': {}}\n    rec['c']['n'] = int(x)  # <-\n    print(rec)\n    return out.narrow(0, 0, rec['c']['n'])\n", pyRead{kind: readInt}, UseShape, false},
 		{"stored into a nested dict only printed", "def f(x):\n    rec = {'c': {}}\n    rec['c']['n'] = int(x)  # <-\n    print(rec)\n", pyRead{kind: readInt}, UseLog, false},
 		{"stored into a call's result", "def f(x):\n    get()['n'] = x.item()  # <-\n", item, UseNone, false},
 		{"stored, dict returned: the caller decides", "def f(x):\n    m = {}\n    m['n'] = x.item()  # <-\n    return m\n", item, UseNone, true},
@@ -252,7 +252,7 @@ func TestPyUse(t *testing.T) {
 		// Where the flag or the best decides the loop, the method's test
 		// only sets state (pystate.go) whose use the cycle through the
 		// attribute does not resolve: unknown, not a guess.
-		{"a best kept on self, the flag stops the loop", bestNote + "def f(xs):\n    n = BestNote()\n    for x in xs:\n        if n.consider(x.item()):  # <-\n            print('new best', n.best)\n        else:\n            break\n", item, UseNone, false},
+		{"a best kept on self, the flag stops the loop", bestNote + "def f(xs):\n    n = BestNote()\n    for x in xs:\n        if n.consider(x.item()):  # <-\n            print('new best', n.best)\n        else:\n            break\n", item, UseBranch, false},
 		{"a best kept on self that the loop tests", bestNote + "def f(xs):\n    n = BestNote()\n    for x in xs:\n        if n.consider(x.item()):  # <-\n            print('new best', n.best)\n        if n.best < 0.1:\n            break\n", item, UseBranch, false},
 		{"a method's test whose arm only sets state decides through what it sets", "class M:\n    def put(self, v):\n        if v > 3:\n            self.hot = True\n        return v\ndef f(x):\n    m = M()\n    m.put(x.item())  # <-\n    if m.hot:\n        x.mul_(0.5)\n", item, UseBranch, false},
 		{"a method's test whose arm calls is a branch", "class M:\n    def put(self, v, x):\n        if v > 3:\n            x.mul_(0.5)\ndef f(x):\n    m = M()\n    m.put(x.item(), x)  # <-\n", item, UseBranch, false},

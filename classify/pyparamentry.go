@@ -1,0 +1,69 @@
+package classify
+
+// What a function stores in a dict it was handed is its callers' entry:
+// their reads of it decide (docs/classifier.md, "Entries of a dict handed
+// to a function (stop 32)").
+
+import sitter "github.com/tree-sitter/go-tree-sitter"
+
+// paramEntryFlow is the flow of a value a function stores under the
+// constant key of a dict it takes as a parameter (`watch["best"] = v` in
+// `def observe(watch, v)`): the dict is its callers', so what decides is
+// each caller's use of that entry of the variable it passes (taintIn from
+// the caller's scope). ok is false when name is not one of scope's
+// parameters, the program's calls of the function are not all known (it
+// is passed as a value, or the program's files are not), or a call
+// passes anything but a variable for it.
+func (a *pyAnalysis) paramEntryFlow(scope *sitter.Node, name, key string, depth int) (flow, bool) {
+	p, pf := a.others.prog, a.others.self
+	if scope == nil || scope.Kind() != "function_definition" || p == nil || pf == nil || !sameNode(pf.root, a.root) ||
+		depth >= maxFlowDepth || a.calleeDepth >= maxCalleeDepth {
+		return flow{}, false
+	}
+	index := paramIndex(pf, scope, name)
+	if index < 0 {
+		return flow{}, false
+	}
+	if enclosingClass(scope) != nil && !staticMethodBy(scope, pf.text) {
+		index-- // self
+	}
+	if p.hostTypes == nil {
+		p.hostTypes = newGPUTyper(p)
+	}
+	calls, known := p.hostTypes.callsOf(pf, scope)
+	if !known || len(calls) == 0 || index < 0 {
+		return flow{}, false
+	}
+	var out flow
+	for i, c := range calls {
+		arg, ok := argumentFor(c.file, c.node, index, name)
+		if !ok || arg == nil || arg.Kind() != "identifier" {
+			return flow{}, false
+		}
+		b := a.analysisOf(c.file)
+		b.calleeDepth++
+		argName := b.text(arg)
+		fl := b.taintIn(b.definingScope(arg, argName), argName, false, depth+1, key)
+		b.calleeDepth--
+		fl.lines = nil // another place's lines: not the store's to show
+		if i == 0 {
+			out = fl
+			continue
+		}
+		out = merge(out, fl)
+	}
+	return out, true
+}
+
+// filledThrough says whether a container is only filled where it stands
+// (`d["seen"].append(x)`, `d["seen"].extend(xs)`): the call adds to it
+// and reads nothing of what it holds.
+func (a *pyAnalysis) filledThrough(container *sitter.Node) bool {
+	attr := container.Parent()
+	if attr == nil || attr.Kind() != "attribute" || !sameNode(attr.ChildByFieldName("object"), container) {
+		return false
+	}
+	call := attr.Parent()
+	return call != nil && call.Kind() == "call" && sameNode(call.ChildByFieldName("function"), attr) && a.storesInto(call) &&
+		!a.dictUpdate(call)
+}
