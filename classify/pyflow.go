@@ -254,8 +254,10 @@ func (a *pyAnalysis) followFrom(v *sitter.Node, depth int, key string) flow {
 // branch; read otherwise while filled, unknown; read only once the loop
 // that fills it is over, later; else only kept, logged.
 func (a *pyAnalysis) kept(container, fill *sitter.Node, depth int) flow {
-	if fl, ok := a.storedByKey(container, false, depth); ok {
-		return fl // an entry of a dict: its readers decide
+	if !a.entryAliased(container) {
+		if fl, ok := a.storedByKey(container, false, depth); ok {
+			return fl // an entry of a dict: its readers decide
+		}
 	}
 	switch a.containerUse(container, fill) {
 	case containerTested:
@@ -326,7 +328,7 @@ func (a *pyAnalysis) testFlow(p *sitter.Node, depth int) (flow, bool) {
 	if m.open[span] {
 		return flow{use: UseLog, neutral: true}, true
 	}
-	outermost := len(m.open) == 0
+	outermost := len(m.open) == 0 && a.methodDepth == 0 // stateFlow's answer depends on the method followed
 	m.open[span] = true
 	fl, ok := a.testFlowOf(p, depth)
 	delete(m.open, span)

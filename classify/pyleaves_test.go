@@ -35,6 +35,8 @@ func TestProgramEntriesAndLeaves(t *testing.T) {
 		// An entry's list filled while the dict's other entries feed the GPU.
 		{"appended to one entry of a state dict", map[string]string{"prog.py": "import torch\nst = {'x': torch.randn(4, device='cuda'), 'hist': []}\n" +
 			"for i in range(3):\n    st['x'] = st['x'] * 0.5\n    st['hist'].append(st['x'].sum().item())\nprint(st['hist'])\n"}, "false/logging"},
+		{"appended to an entry that a variable also holds, the variable tested", map[string]string{"prog.py": "import torch\nhist = []\nst = {'x': torch.randn(4, device='cuda'), 'hist': hist}\n" +
+			"for i in range(3):\n    st['x'] = st['x'] * 0.5\n    st['hist'].append(st['x'].sum().item())\n    if len(hist) > 1 and hist[-1] > 3:\n        break\n"}, ""},
 		{"appended to one entry of a state dict, its length tested", map[string]string{"prog.py": "import torch\nst = {'x': torch.randn(4, device='cuda'), 'hist': []}\n" +
 			"for i in range(3):\n    st['x'] = st['x'] * 0.5\n    st['hist'].append(st['x'].sum().item())\n    if max(st['hist']) > 3:\n        break\n"}, "true/control-flow"},
 		// An early return that skips only recording.

@@ -67,3 +67,46 @@ func (a *pyAnalysis) filledThrough(container *sitter.Node) bool {
 	return call != nil && call.Kind() == "call" && sameNode(call.ChildByFieldName("function"), attr) && a.storesInto(call) &&
 		!a.dictUpdate(call)
 }
+
+// entryAliased says whether what a dict holds under the constant key of
+// container (`stats["hist"]`) may also be held by a variable: somewhere in
+// the program a dict literal puts a variable under that key (`{"hist":
+// hist}`), or a store does (`d["hist"] = hist`). A list filled through the
+// entry is then filled through that variable too, whose reads the entry's
+// do not include. False for any other container.
+func (a *pyAnalysis) entryAliased(container *sitter.Node) bool {
+	if container == nil || container.Kind() != "subscript" {
+		return false
+	}
+	key := a.constantString(container.ChildByFieldName("subscript"))
+	if key == "" {
+		return false
+	}
+	aliased := func(b *pyAnalysis) bool {
+		found := false
+		walkAll(b.root, func(n *sitter.Node) {
+			if found {
+				return
+			}
+			switch n.Kind() {
+			case "pair":
+				v := n.ChildByFieldName("value")
+				found = b.constantString(n.ChildByFieldName("key")) == key && v != nil && v.Kind() == "identifier"
+			case "assignment":
+				l, r := n.ChildByFieldName("left"), n.ChildByFieldName("right")
+				found = l != nil && r != nil && l.Kind() == "subscript" && r.Kind() == "identifier" &&
+					b.constantString(l.ChildByFieldName("subscript")) == key
+			}
+		})
+		return found
+	}
+	if aliased(a) {
+		return true
+	}
+	for _, f := range a.others.files {
+		if aliased(a.analysisOf(f)) {
+			return true
+		}
+	}
+	return false
+}
