@@ -69,6 +69,15 @@ type programTrees struct {
 	hostTypes *gpuTyper
 }
 
+// typer is the program's gpuTyper for the use analysis's questions of
+// type (hostTypes), made on first use.
+func (p *programTrees) typer() *gpuTyper {
+	if p.hostTypes == nil {
+		p.hostTypes = newGPUTyper(p)
+	}
+	return p.hostTypes
+}
+
 // function returns the program's one function named name; nil when there
 // is none or several.
 func (p *programTrees) function(name string) *programDef {

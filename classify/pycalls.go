@@ -131,10 +131,7 @@ func (a *pyAnalysis) hostValue(n *sitter.Node) bool {
 	if p == nil || pf == nil || pf.root == nil || !sameNode(pf.root, a.root) {
 		return false
 	}
-	if p.hostTypes == nil {
-		p.hostTypes = newGPUTyper(p)
-	}
-	return !p.hostTypes.maybeGPU(pf, n)
+	return !p.typer().maybeGPU(pf, n)
 }
 
 // constantString returns the text of a plain string literal ("loss",

@@ -186,7 +186,7 @@ func (a *pyAnalysis) recordingCall(call *sitter.Node, depth int) (flow, bool) {
 	b.calleeDepth++
 	defer func() { b.calleeDepth-- }()
 	fl, _, ok := b.armStatements(def.ChildByFieldName("body"), 0, depth+1, armRecordsOrLeaves)
-	if !ok || !keepsOnly(fl.use) && !fl.neutral {
+	if !ok {
 		return flow{}, false
 	}
 	if b != a {

@@ -1,8 +1,8 @@
 package classify
 
 // What a function stores in a dict it was handed is its callers' entry:
-// their reads of it decide (docs/classifier.md, "Entries of a dict handed
-// to a function (stop 32)").
+// their reads of it decide (docs/classifier.md, "Dict entries, early
+// returns and search loops (stop 32)").
 
 import sitter "github.com/tree-sitter/go-tree-sitter"
 
@@ -27,10 +27,7 @@ func (a *pyAnalysis) paramEntryFlow(scope *sitter.Node, name, key string, depth 
 	if enclosingClass(scope) != nil && !staticMethodBy(scope, pf.text) {
 		index-- // self
 	}
-	if p.hostTypes == nil {
-		p.hostTypes = newGPUTyper(p)
-	}
-	calls, known := p.hostTypes.callsOf(pf, scope)
+	calls, known := p.typer().callsOf(pf, scope)
 	if !known || len(calls) == 0 || index < 0 {
 		return flow{}, false
 	}
