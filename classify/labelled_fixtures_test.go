@@ -155,6 +155,8 @@ var heldOutRounds = []heldOutRound{
 	{"ps39_", []string{}}, // likewise (stop 32)
 	{"ps40_", []string{}}, // likewise (stop 32)
 	{"ps41_", []string{}}, // likewise (stop 32)
+	{"ps42_", []string{}}, // likewise (stop 33)
+	{"ps43_", []string{}}, // likewise (stop 33)
 }
 
 // heldOutModes are the capture modes of a held-out program; nil for the

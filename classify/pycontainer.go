@@ -298,7 +298,7 @@ func presenceTest(c *sitter.Node) bool {
 }
 
 // maxCalleeDepth bounds how many calls deep a container is followed.
-const maxCalleeDepth = 3
+const maxCalleeDepth = 6
 
 // calleeNeeds follows a container handed to a function of the same file
 // (a plain positional argument of a call by name) into the function's

@@ -5,7 +5,7 @@ import (
 )
 
 // maxFlowDepth bounds how many variables deep a value is followed.
-const maxFlowDepth = 6
+const maxFlowDepth = 12
 
 // flow is where a value goes.
 type flow struct {
@@ -50,7 +50,7 @@ func (a *pyAnalysis) followFrom(v *sitter.Node, depth int, key string) flow {
 			return flow{use: UseLog, neutral: true} // `v is None`: whether it was set, not what it holds
 		}
 		switch p.Kind() {
-		case "parenthesized_expression", "comparison_operator", "unary_operator", "not_operator", "concatenated_string", "list", "tuple", "set", "expression_list", "keyword_argument", "list_splat":
+		case "parenthesized_expression", "comparison_operator", "unary_operator", "not_operator", "concatenated_string", "list", "tuple", "set", "expression_list", "keyword_argument", "list_splat", "dictionary_splat":
 			if p.Kind() == "keyword_argument" {
 				if !sameNode(p.ChildByFieldName("value"), v) {
 					return flow{}
@@ -139,6 +139,8 @@ func (a *pyAnalysis) followFrom(v *sitter.Node, depth int, key string) flow {
 				return flow{use: UseLog, neutral: true} // its type, not what it holds
 			}
 			switch u := a.callUse(call); {
+			case a.lengthOf(v) && p.NamedChildCount() == 1:
+				return a.lengthFlow(call, depth)
 			case u == useThrough, a.lookupKey(call, v), a.recordCall(call):
 				v = call
 			case a.entryCall(call) && sameNode(p.NamedChild(0), v) && a.callNameIs(call, "setdefault"):
@@ -324,4 +326,18 @@ func (a *pyAnalysis) openAtCall(call *sitter.Node, depth int, entry string) flow
 		return flow{open: true, entry: res.entry}
 	}
 	return flow{}
+}
+
+// lengthFlow is the flow of `len(v)` (call) for a value v followed: how
+// many a list holds shows what a test that filled it decided, so where
+// the length is only shown or kept (`"alerts={}".format(len(alerts))`),
+// so is the value. A length that decides or sizes is not known: the
+// length of a list read back (`range(len(x.tolist()))`) is the tensor's
+// shape, not the values, and which of the two it is is not told here.
+func (a *pyAnalysis) lengthFlow(call *sitter.Node, depth int) flow {
+	fl := a.followFrom(call, depth+1, "")
+	if fl.use == UseBranch || fl.use == UseShape || fl.use == UseNone && !fl.returned && !fl.open {
+		return a.at(UseNone, call)
+	}
+	return fl
 }

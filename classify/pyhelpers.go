@@ -21,7 +21,7 @@ import (
 // calls nest deeper than maxCalleeDepth. With entry set, v is a dict that
 // holds the value under that constant key, and so is the parameter.
 func (a *pyAnalysis) intoCallee(call, v *sitter.Node, depth int, entry string) (fl flow, ok bool) {
-	if a.calleeDepth >= maxCalleeDepth || depth >= maxFlowDepth {
+	if !a.spend(1) {
 		return flow{}, false
 	}
 	b, def, name, ok := a.calleeParam(call, v)
@@ -35,6 +35,12 @@ func (a *pyAnalysis) intoCallee(call, v *sitter.Node, depth int, entry string) (
 	}
 	body := def.ChildByFieldName("body")
 	if body == nil {
+		return flow{}, false
+	}
+	if entry != "" && !b.readsEntry(def, name, entry) {
+		return flow{use: UseLog, neutral: true}, true // the callee reads no entry of that key: not a use of it
+	}
+	if a.calleeDepth >= maxCalleeDepth || depth >= maxFlowDepth {
 		return flow{}, false
 	}
 	if b.labelFunction(def) {
@@ -57,6 +63,32 @@ func (a *pyAnalysis) intoCallee(call, v *sitter.Node, depth int, entry string) (
 		return flow{}, true // the parameter only cycles back: nothing seen
 	}
 	return fl, true
+}
+
+// readsEntry says whether the function def reads what its parameter name
+// (a dict) holds under the constant key entry: a read of that key, or any
+// use of the dict but a read of, or a store into, another constant key
+// (`d["n"] += 1`, `d["seen"].append(x)` are not reads of entry). It looks
+// at the text only, so it answers before any following of the uses.
+func (a *pyAnalysis) readsEntry(def *sitter.Node, name, entry string) bool {
+	reads := false
+	a.uses(def, name, func(n *sitter.Node) {
+		if reads {
+			return
+		}
+		sub := n.Parent()
+		if sub == nil || sub.Kind() != "subscript" || !sameNode(sub.ChildByFieldName("value"), n) {
+			reads = true // the whole dict
+			return
+		}
+		switch k := a.constantString(sub.ChildByFieldName("subscript")); {
+		case k == "":
+			reads = true // a key computed: maybe entry
+		case k == entry:
+			reads = !isStoreTarget(sub) && !a.filledThrough(sub)
+		}
+	})
+	return reads
 }
 
 // storedByKey follows a value stored under a constant key of a dict held

@@ -2,7 +2,7 @@ package classify
 
 // What a function stores in a dict it was handed is its callers' entry:
 // their reads of it decide (docs/classifier.md, "Dict entries, early
-// returns and search loops (stop 32)").
+// returns and search loops (stop 32)" and "Deeper bookkeeping (stop 33)").
 
 import sitter "github.com/tree-sitter/go-tree-sitter"
 
@@ -13,11 +13,15 @@ import sitter "github.com/tree-sitter/go-tree-sitter"
 // the caller's scope). ok is false when name is not one of scope's
 // parameters, the program's calls of the function are not all known (it
 // is passed as a value, or the program's files are not), or a call
-// passes anything but a variable for it.
+// passes anything but a variable for it. A caller that was itself handed
+// the dict passes the question on to its own callers; one that returns
+// the entry's value goes on from its own calls (returnedToCallers). Going
+// up to a caller is not a call deeper: only the flow depth bounds it
+// (with the query's budget and the guard against cycles).
 func (a *pyAnalysis) paramEntryFlow(scope *sitter.Node, name, key string, depth int) (flow, bool) {
 	p, pf := a.others.prog, a.others.self
 	if scope == nil || scope.Kind() != "function_definition" || p == nil || pf == nil || !sameNode(pf.root, a.root) ||
-		depth >= maxFlowDepth || a.calleeDepth >= maxCalleeDepth {
+		depth >= maxFlowDepth {
 		return flow{}, false
 	}
 	index := paramIndex(pf, scope, name)
@@ -38,10 +42,18 @@ func (a *pyAnalysis) paramEntryFlow(scope *sitter.Node, name, key string, depth 
 			return flow{}, false
 		}
 		b := a.analysisOf(c.file)
-		b.calleeDepth++
 		argName := b.text(arg)
-		fl := b.taintIn(b.definingScope(arg, argName), argName, false, depth+1, key)
-		b.calleeDepth--
+		scope := b.definingScope(arg, argName)
+		fl, used := b.taintInUsed(scope, argName, false, depth+1, key)
+		if fl.returned && fl.use == UseNone {
+			fl = b.returnedToCallers(c.file, arg, fl, depth+1)
+		}
+		if up, ok := b.paramEntryFlow(scope, argName, key, depth+1); ok {
+			if used {
+				up = merge(fl, up)
+			}
+			fl = up // the caller was handed the dict too: its own callers read the entry
+		}
 		fl.lines = nil // another place's lines: not the store's to show
 		if i == 0 {
 			out = fl
@@ -50,6 +62,37 @@ func (a *pyAnalysis) paramEntryFlow(scope *sitter.Node, name, key string, depth 
 		out = merge(out, fl)
 	}
 	return out, true
+}
+
+// returnedToCallers follows on a value that the function enclosing n (in
+// pf, this analysis's file) returns (fl.returned): from every call of that
+// function in the program (`improved, bad = fold(stats, v)` where fold
+// returns `stats["bad"]`). fl itself when the calls are not all known;
+// nothing when the program never calls the function.
+func (a *pyAnalysis) returnedToCallers(pf *parsedFile, n *sitter.Node, fl flow, depth int) flow {
+	fn, p := enclosingFunction(n), a.others.prog
+	if fn == nil || p == nil || depth >= maxFlowDepth {
+		return fl
+	}
+	calls, known := p.typer().callsOf(pf, fn)
+	switch {
+	case !known:
+		return fl
+	case len(calls) == 0:
+		return flow{use: UseLog, neutral: true} // no code of the program calls it: returned to no one
+	}
+	var out flow
+	for i, c := range calls {
+		b := a.analysisOf(c.file)
+		onward := b.followFrom(c.node, depth+1, fl.entry)
+		onward.lines = nil
+		if i == 0 {
+			out = onward
+			continue
+		}
+		out = merge(out, onward)
+	}
+	return out
 }
 
 // filledThrough says whether a container is only filled where it stands
