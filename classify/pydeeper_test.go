@@ -51,6 +51,15 @@ func TestProgramDeeperBookkeeping(t *testing.T) {
 		// known (true at c2f2129); its twin tests the peak.
 		{"a peak kept by helpers, formatted whole", map[string]string{"prog.py": accProg(""), "_acc.py": acc}, ""},
 		{"a peak kept by helpers, tested", map[string]string{"prog.py": accProg("    if acc['peak'] > 3:\n        x.mul_(0.5)\n"), "_acc.py": acc}, "true/control-flow"},
+		// Recording idioms in an arm: a loop over the optimizer's groups
+		// that only reads them, a helper that appends a line to a file and
+		// returns a count the caller drops.
+		{"a loop in an arm that only notes each group's lr", map[string]string{"prog.py": optProg("            notes.append('lr %g' % g['lr'])\n")}, "false/logging"},
+		{"a loop in an arm that halves each group's lr", map[string]string{"prog.py": optProg("            g['lr'] = g['lr'] * 0.5\n")}, "true/control-flow"},
+		{"a helper that appends a line to a file, its count dropped", map[string]string{"prog.py": fileProg("    with open(path, 'a') as f:\n        f.write(text + '\\n')\n")}, "false/logging"},
+		{"a helper that appends a line to a file, its count tested elsewhere", map[string]string{"prog.py": fileProg("    with open(path, 'a') as f:\n        f.write(text + '\\n')\n") +
+			"if log_line('/tmp/lines.log', 'end') > 2:\n    x.mul_(0.5)\n"}, "true/control-flow"},
+		{"a helper that scales the input under no_grad", map[string]string{"prog.py": fileProg("    with torch.no_grad():\n        x.mul_(0.5)\n")}, "true/control-flow"},
 		// The length of a list read back is its tensor's shape: what it sizes
 		// is not known from the values.
 		{"the length of a list read back sizes a loop", map[string]string{"prog.py": "import torch\nx = torch.randn(4, device='cuda')\nout = []\n" +
@@ -59,4 +68,22 @@ func TestProgramDeeperBookkeeping(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) { checkAgreeing(t, c.files, 4, c.want) })
 	}
+}
+
+// optProg is a loop that tests a read and, when it is large, walks the
+// optimizer's parameter groups with body.
+func optProg(body string) string {
+	return "import torch\nmodel = torch.nn.Linear(4, 4).cuda()\nopt = torch.optim.SGD(model.parameters(), lr=0.1)\n" +
+		"x = torch.randn(4, device='cuda')\nnotes = []\n" +
+		"for i in range(3):\n    v = (model(x) * i).sum().item()\n    if v > 1:\n        for g in opt.param_groups:\n" + body +
+		"print(notes)\n"
+}
+
+// fileProg is a loop that tests a read and, when it is large, calls a
+// helper whose body starts with body, then counts a line and returns the
+// count.
+func fileProg(body string) string {
+	return "import torch\nx = torch.randn(4, device='cuda')\ncounts = {'lines': 0}\n" +
+		"def log_line(path, text):\n" + body + "    counts['lines'] += 1\n    return counts['lines']\n" +
+		"for i in range(3):\n    v = (x * i).sum().item()\n    if v > 1:\n        log_line('/tmp/lines.log', 'v=%f' % v)\nprint(counts)\n"
 }

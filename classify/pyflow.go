@@ -227,6 +227,9 @@ func (a *pyAnalysis) followFrom(v *sitter.Node, depth int, key string) flow {
 			name := p.ChildByFieldName("name")
 			return merge(a.taint(p, a.text(name), false, depth, ""), a.follow(p, depth))
 		case "return_statement":
+			if fn := enclosingFunction(p); fn != nil && a.dropped[a.spanOf(fn)] {
+				return flow{use: UseLog, neutral: true} // returned to a call whose result is dropped (recordingCall)
+			}
 			return flow{returned: true, entry: entry}
 		case "for_statement":
 			// iterated (`for k, v in logs.items():`): the loop's targets

@@ -163,8 +163,9 @@ func (a *pyAnalysis) onlyAssignsStatement(s *sitter.Node, assigns *[]*sitter.Nod
 // recordingCall says whether a call made as a statement runs a function
 // of the program that only records (`record_alert(stats, i, v)`,
 // `update_stats(stats, v)`): its arguments are free of calls and its
-// body, every return of which returns nothing, keeps to armStatements'
-// recording rule. The flow is what the body records.
+// body keeps to armStatements' recording rule, every return of which
+// returns nothing or a value free of calls (the statement drops it). The
+// flow is what the body records.
 func (a *pyAnalysis) recordingCall(call *sitter.Node, depth int) (flow, bool) {
 	if args := call.ChildByFieldName("arguments"); args == nil || !a.callFree(args) ||
 		a.calleeDepth >= maxCalleeDepth || depth >= maxFlowDepth {
@@ -185,7 +186,12 @@ func (a *pyAnalysis) recordingCall(call *sitter.Node, depth int) (flow, bool) {
 	}
 	b.calleeDepth++
 	defer func() { b.calleeDepth-- }()
-	fl, _, ok := b.armStatements(def.ChildByFieldName("body"), 0, depth+1, armRecordsOrLeaves)
+	span, dropped := b.spanOf(def), b.droppedCalls()
+	if !dropped[span] && b.resultAlwaysDropped(def) {
+		dropped[span] = true
+		defer delete(dropped, span)
+	}
+	fl, _, ok := b.armStatements(def.ChildByFieldName("body"), 0, depth+1, armRecordsDropped)
 	if !ok {
 		return flow{}, false
 	}
@@ -193,4 +199,120 @@ func (a *pyAnalysis) recordingCall(call *sitter.Node, depth int) (flow, bool) {
 		fl.lines = nil // another file's lines
 	}
 	return fl, true
+}
+
+// armCompound walks the body of a with statement that only opens files
+// (writesFile) or of a for loop that only reads what it iterates
+// (recordingLoop) under rule, as armStatements does an arm; ok is false
+// for any other with or for.
+func (a *pyAnalysis) armCompound(s *sitter.Node, depth int, rule armRule) (out flow, returns, ok bool) {
+	body := s.ChildByFieldName("body")
+	switch {
+	case body == nil:
+		return flow{}, false, false
+	case s.Kind() == "with_statement" && a.writesFile(s), s.Kind() == "for_statement" && a.recordingLoop(s):
+		return a.armStatements(body, 0, depth, rule)
+	}
+	return flow{}, false, false
+}
+
+// recordingLoop says whether a for statement in an arm may be walked as
+// its body's statements (armStatements): it iterates a value free of calls
+// (iterFree) into plain names, has no else, and its body neither stores
+// into what a loop name holds nor calls a method of it (`for g in
+// opt.param_groups: g["lr"] = lr` changes the optimizer; `notes.append(
+// g["lr"])` only reads it).
+func (a *pyAnalysis) recordingLoop(loop *sitter.Node) bool {
+	left, it, body := loop.ChildByFieldName("left"), loop.ChildByFieldName("right"), loop.ChildByFieldName("body")
+	if left == nil || it == nil || body == nil || loop.ChildByFieldName("alternative") != nil || !a.iterFree(it) {
+		return false
+	}
+	names := map[string]bool{}
+	switch left.Kind() {
+	case "identifier":
+		names[a.text(left)] = true
+	case "pattern_list", "tuple_pattern":
+		for i := uint(0); i < left.NamedChildCount(); i++ {
+			if n := left.NamedChild(i); n.Kind() == "identifier" {
+				names[a.text(n)] = true
+				continue
+			}
+			return false
+		}
+	default:
+		return false
+	}
+	changes := false
+	walkAll(body, func(n *sitter.Node) {
+		switch n.Kind() {
+		case "assignment", "augmented_assignment":
+			if l := n.ChildByFieldName("left"); l != nil && l.Kind() != "identifier" {
+				root := containerOf(l)
+				changes = changes || root == nil || root.Kind() != "identifier" || names[a.text(root)]
+			}
+		case "call":
+			if fn := n.ChildByFieldName("function"); fn != nil && fn.Kind() == "attribute" {
+				obj := fn.ChildByFieldName("object")
+				changes = changes || obj != nil && obj.Kind() == "identifier" && names[a.text(obj)]
+			}
+		}
+	})
+	return !changes
+}
+
+// writesFile says whether a with statement only opens files (`with
+// open(path, "a") as f:`, its arguments free of calls): its body writes
+// to the host's files, which armStatements then walks.
+func (a *pyAnalysis) writesFile(with *sitter.Node) bool {
+	opens := 0
+	bad := false
+	walkAll(with, func(n *sitter.Node) {
+		if bad || n.Kind() != "with_item" {
+			return
+		}
+		v := n.ChildByFieldName("value")
+		if v != nil && v.Kind() == "as_pattern" && v.NamedChildCount() > 0 {
+			v = v.NamedChild(0)
+		}
+		name, method := "", false
+		if v != nil && v.Kind() == "call" {
+			name, method = a.callName(v.ChildByFieldName("function"))
+		}
+		if v == nil || v.Kind() != "call" || method || name != "open" || !a.callFree(v.ChildByFieldName("arguments")) {
+			bad = true
+			return
+		}
+		opens++
+	})
+	return !bad && opens > 0
+}
+
+// droppedCalls is the set of functions whose result the call being walked
+// drops (recordingCall): a value one of them returns goes nowhere. Shared
+// with the analyses of the program's other files (analysisOf).
+func (a *pyAnalysis) droppedCalls() map[nodeSpan]bool {
+	if a.dropped == nil {
+		a.dropped = map[nodeSpan]bool{}
+	}
+	return a.dropped
+}
+
+// resultAlwaysDropped says whether every call of the function def (in
+// this file) in the program is a statement of its own, which drops what
+// it returns; false when the calls are not all known.
+func (a *pyAnalysis) resultAlwaysDropped(def *sitter.Node) bool {
+	p, pf := a.others.prog, a.others.self
+	if p == nil || pf == nil || !sameNode(pf.root, a.root) {
+		return false
+	}
+	calls, known := p.typer().callsOf(pf, def)
+	if !known || len(calls) == 0 {
+		return false
+	}
+	for _, c := range calls {
+		if up := c.node.Parent(); up == nil || up.Kind() != "expression_statement" {
+			return false
+		}
+	}
+	return true
 }

@@ -280,7 +280,7 @@ func (a *pyAnalysis) analysisOf(pf *parsedFile) *pyAnalysis {
 	return &pyAnalysis{src: pf.src, root: pf.root, row: ^uint(0), tainted: map[string]bool{}, methods: pf.methods,
 		others: a.others.prog.others(pf.path), calleeDepth: a.calleeDepth, numberDepth: a.numberDepth,
 		onwardDepth: a.onwardDepth, methodDepth: a.methodDepth, pureDepth: a.pureDepth, budget: a.budget, deciding: a.deciding,
-		tests: a.testMemo()}
+		tests: a.testMemo(), dropped: a.droppedCalls()}
 }
 
 // walkScope calls fn on every named node of scope's own code: not inside

@@ -99,14 +99,16 @@ const (
 	armRecordsOrConstant                // record, or return a constant (isConstant)
 	armSetsState                        // set state whatever is done with it, log, or return a value free of calls
 	armRecordsOrLeaves                  // record, or return nothing (a bare return)
+	armRecordsDropped                   // record, or return a value free of calls that the caller drops
 )
 
 // armStatements walks the statements of block from the from-th on under
 // rule: the flow of what they record or set (returned too where one
 // returns), whether one returns, and whether every one keeps to the rule.
 // Stores and log calls must call nothing but conversions; an if's tests
-// too, its arms under the same rule; anything else (another call, a loop,
-// break, continue, raise) breaks it.
+// too, its arms under the same rule, and so the body of a loop that only
+// reads what it iterates or of a with that only opens files (armCompound);
+// anything else (another call or loop, break, continue, raise) breaks it.
 func (a *pyAnalysis) armStatements(block *sitter.Node, from uint, depth int, rule armRule) (out flow, returns, ok bool) {
 	out = flow{use: UseLog, neutral: true}
 	for i := from; i < block.NamedChildCount(); i++ {
@@ -120,10 +122,11 @@ func (a *pyAnalysis) armStatements(block *sitter.Node, from uint, depth int, rul
 			case rule == armRecordsOrConstant && n == 1 && a.isConstant(s.NamedChild(0)):
 			case rule == armSetsState && (n == 0 || n == 1 && a.callFree(s.NamedChild(0))):
 			case rule == armRecordsOrLeaves && n == 0:
+			case rule == armRecordsDropped && (n == 0 || n == 1 && a.callFree(s.NamedChild(0))):
 			default:
 				return flow{}, false, false
 			}
-			if rule != armRecordsOrLeaves { // a bare return there returns nothing
+			if rule != armRecordsOrLeaves && rule != armRecordsDropped { // what is returned there goes nowhere
 				out = merge(out, flow{returned: true})
 			}
 			returns = true
@@ -185,6 +188,13 @@ func (a *pyAnalysis) armStatements(block *sitter.Node, from uint, depth int, rul
 				}
 				out, returns = merge(out, inner), returns || ret
 			}
+			continue
+		case "with_statement", "for_statement":
+			inner, ret, ok := a.armCompound(s, depth, rule)
+			if !ok {
+				return flow{}, false, false
+			}
+			out, returns = merge(out, inner), returns || ret
 			continue
 		default:
 			return flow{}, false, false

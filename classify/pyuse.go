@@ -138,21 +138,22 @@ type pyAnalysis struct {
 	src         []byte
 	root        *sitter.Node // the module
 	row         uint
-	tainted     map[string]bool // variables being followed (assignments that loop back)
-	calleeDepth int             // functions of the file the value was followed into (pyhelpers.go)
-	numberDepth int             // names followed to tell whether they hold numbers (pynumbers.go)
-	numberAttrs map[string]bool // attributes being asked whether they hold numbers (pynumbers.go)
-	others      otherFiles      // the program's other files (pyelsewhere.go)
-	onwardDepth int             // attributes a read was followed on into (pyelsewhere.go)
-	methodDepth int             // methods of the program's classes the value was followed into (pymethods.go, pystate.go)
-	methods     map[string]bool // the methods the program's classes define; nil when the program is not known
-	pureDepth   int             // methods followed to tell whether they only compute (pypure.go)
-	budget      *int            // steps left to the query, shared with the analyses of other files (spend)
-	uncalled    map[uint]bool   // methods no code calls, by their def's first byte (pydead.go)
-	unusedTop   map[uint]bool   // a module's top-level definitions no code names, likewise
-	builtin     map[string]bool // whether a name is Python's builtin in this file (typeTestOf)
-	deciding    map[string]bool // attributes and methods whose reads are being asked whether they decide (pyelsewhere.go)
-	tests       *testMemo       // tests being followed and answered (testFlow), shared by a program's analyses
+	tainted     map[string]bool   // variables being followed (assignments that loop back)
+	calleeDepth int               // functions of the file the value was followed into (pyhelpers.go)
+	numberDepth int               // names followed to tell whether they hold numbers (pynumbers.go)
+	numberAttrs map[string]bool   // attributes being asked whether they hold numbers (pynumbers.go)
+	others      otherFiles        // the program's other files (pyelsewhere.go)
+	onwardDepth int               // attributes a read was followed on into (pyelsewhere.go)
+	methodDepth int               // methods of the program's classes the value was followed into (pymethods.go, pystate.go)
+	methods     map[string]bool   // the methods the program's classes define; nil when the program is not known
+	pureDepth   int               // methods followed to tell whether they only compute (pypure.go)
+	budget      *int              // steps left to the query, shared with the analyses of other files (spend)
+	uncalled    map[uint]bool     // methods no code calls, by their def's first byte (pydead.go)
+	unusedTop   map[uint]bool     // a module's top-level definitions no code names, likewise
+	builtin     map[string]bool   // whether a name is Python's builtin in this file (typeTestOf)
+	deciding    map[string]bool   // attributes and methods whose reads are being asked whether they decide (pyelsewhere.go)
+	tests       *testMemo         // tests being followed and answered (testFlow), shared by a program's analyses
+	dropped     map[nodeSpan]bool // functions whose result the call being walked drops (recordingCall), shared likewise
 }
 
 func (a *pyAnalysis) text(n *sitter.Node) string { return n.Utf8Text(a.src) }
