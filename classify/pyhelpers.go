@@ -52,10 +52,7 @@ func (a *pyAnalysis) intoCallee(call, v *sitter.Node, depth int, entry string) (
 		b.methodDepth++
 		defer func() { b.methodDepth-- }()
 	}
-	fl, used := b.taintInUsed(def, name, false, depth, entry)
-	if !used && entry != "" {
-		return flow{use: UseLog, neutral: true}, true // the callee reads no entry of that key: not a use of it
-	}
+	fl = b.taintIn(def, name, false, depth, entry)
 	if b != a {
 		fl.lines = nil // lines of another file: not this one's to show
 	}
@@ -66,26 +63,13 @@ func (a *pyAnalysis) intoCallee(call, v *sitter.Node, depth int, entry string) (
 }
 
 // readsEntry says whether the function def reads what its parameter name
-// (a dict) holds under the constant key entry: a read of that key, or any
-// use of the dict but a read of, or a store into, another constant key
-// (`d["n"] += 1`, `d["seen"].append(x)` are not reads of entry). It looks
-// at the text only, so it answers before any following of the uses.
+// (a dict) holds under the constant key entry (entryRead, over the text
+// only), so that it answers before any following of the uses.
 func (a *pyAnalysis) readsEntry(def *sitter.Node, name, entry string) bool {
 	reads := false
 	a.uses(def, name, func(n *sitter.Node) {
-		if reads {
-			return
-		}
-		sub := n.Parent()
-		if sub == nil || sub.Kind() != "subscript" || !sameNode(sub.ChildByFieldName("value"), n) {
-			reads = true // the whole dict
-			return
-		}
-		switch k := a.constantString(sub.ChildByFieldName("subscript")); {
-		case k == "":
-			reads = true // a key computed: maybe entry
-		case k == entry:
-			reads = !isStoreTarget(sub) && !a.filledThrough(sub)
+		if !reads {
+			_, reads = a.entryRead(n, entry)
 		}
 	})
 	return reads

@@ -61,19 +61,9 @@ func (a *pyAnalysis) taintInUsed(scope *sitter.Node, name string, lenient bool, 
 	var out flow
 	first := true
 	a.uses(scope, name, func(n *sitter.Node) {
-		use := n
-		if entry != "" {
-			if sub := n.Parent(); sub != nil && sub.Kind() == "subscript" && sameNode(sub.ChildByFieldName("value"), n) {
-				k := a.constantString(sub.ChildByFieldName("subscript"))
-				switch {
-				case k != "" && k != entry:
-					return // another entry of the dict
-				case k == entry && (isStoreTarget(sub) || a.filledThrough(sub)):
-					return // a store into the entry, or into what it holds: not a read of it
-				case k == entry:
-					use = sub // the value read back out
-				}
-			}
+		use, reads := a.entryRead(n, entry)
+		if !reads {
+			return
 		}
 		whole := ""
 		if sameNode(use, n) {
@@ -117,4 +107,26 @@ func (a *pyAnalysis) uses(scope *sitter.Node, name string, fn func(*sitter.Node)
 		}
 	}
 	walk(scope)
+}
+
+// entryRead says whether n, a use of a dict's name, reads what the dict
+// holds under the constant key entry ("" for the dict itself, whatever it
+// holds), and gives the node whose flow carries it on: the subscript
+// `d["entry"]` read back out, or n itself for a use of the whole dict (a
+// key computed may be entry). A read of, or a store into, another
+// constant key, and a store into the entry or into what it holds, are not.
+func (a *pyAnalysis) entryRead(n *sitter.Node, entry string) (*sitter.Node, bool) {
+	sub := n.Parent()
+	if entry == "" || sub == nil || sub.Kind() != "subscript" || !sameNode(sub.ChildByFieldName("value"), n) {
+		return n, true
+	}
+	switch k := a.constantString(sub.ChildByFieldName("subscript")); {
+	case k != "" && k != entry:
+		return nil, false // another entry of the dict
+	case k == entry && (isStoreTarget(sub) || a.filledThrough(sub)):
+		return nil, false // a store into the entry, or into what it holds: not a read of it
+	case k == entry:
+		return sub, true // the value read back out
+	}
+	return n, true
 }
